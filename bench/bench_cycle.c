@@ -347,12 +347,12 @@ static void split_deserved(struct fw_snapshot *s, struct fw_res capacity, int64_
 	free(part);
 }
 
-static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qgen *g,
-			 struct fw_res capacity)
+/* The tree's shape for Q queues: about cbrt(Q) orgs, orgs x (orgs - 1)
+ * depts, the rest teams (leaves). */
+static void queue_shape(int32_t Q, struct qgen *g)
 {
-	int32_t Q = o->queues;
 	int32_t orgs = (int32_t)floor(cbrt((double)Q) + 1e-9);
-	int32_t depts, *kids, nkids;
+	int32_t depts;
 
 	if (orgs < 1)
 		orgs = 1;
@@ -367,37 +367,45 @@ static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qge
 	g->orgs = orgs;
 	g->depts = depts;
 	g->leaves = Q - orgs - depts;
-	g->leaf = malloc((size_t)g->leaves * sizeof *g->leaf);
-	g->cdf = malloc((size_t)g->leaves * sizeof *g->cdf);
-	kids = malloc((size_t)Q * sizeof *kids);
-	if (!g->leaf || !g->cdf || !kids)
-		oom();
-	for (int32_t i = 0; i < Q; i++) {
-		struct fw_queue q;
-		fw_queue_init(&q);
-		if (i < orgs) {
-			snprintf(q.name, sizeof q.name, "org%02d", (int)i);
-			q.priority = i == 0 ? 1 : 0; /* one "production" org */
-		} else if (i < orgs + depts) {
-			int32_t d = i - orgs;
-			q.parent = d % orgs;
-			snprintf(q.name, sizeof q.name, "org%02d.dept%02d", (int)q.parent, (int)(d / orgs));
-		} else {
-			int32_t t = i - orgs - depts;
-			q.parent = orgs + t % depts;
-			snprintf(q.name, sizeof q.name, "%.40s.team%03d", s->queues[q.parent].name, (int)(t / depts));
-			g->leaf[t] = i;
-			uint32_t r = rng_below(5);
-			q.over_quota_weight[FW_RES_GPU] = r == 3 ? 2 : r == 4 ? 4 : 1;
-		}
-		if (fw_snapshot_add_queue(s, &q) < 0)
-			oom();
+}
+
+/* Queue i: an org, a dept of an org, or a team of a dept (with an
+ * over-quota weight of 1, 2 or 4). */
+static void add_queue(struct fw_snapshot *s, struct qgen *g, int32_t i)
+{
+	int32_t orgs = g->orgs, depts = g->depts;
+	struct fw_queue q;
+
+	fw_queue_init(&q);
+	if (i < orgs) {
+		snprintf(q.name, sizeof q.name, "org%02d", (int)i);
+		q.priority = i == 0 ? 1 : 0; /* one "production" org */
+	} else if (i < orgs + depts) {
+		int32_t d = i - orgs;
+		q.parent = d % orgs;
+		snprintf(q.name, sizeof q.name, "org%02d.dept%02d", (int)q.parent, (int)(d / orgs));
+	} else {
+		int32_t t = i - orgs - depts;
+		q.parent = orgs + t % depts;
+		snprintf(q.name, sizeof q.name, "%.40s.team%03d", s->queues[q.parent].name, (int)(t / depts));
+		g->leaf[t] = i;
+		uint32_t r = rng_below(5);
+		q.over_quota_weight[FW_RES_GPU] = r == 3 ? 2 : r == 4 ? 4 : 1;
 	}
-	/* deserved: orgs split the cluster, depts their org, teams their dept */
+	if (fw_snapshot_add_queue(s, &q) < 0)
+		oom();
+}
+
+/* deserved: orgs split the cluster, depts their org, teams their dept */
+static void split_tree(struct fw_snapshot *s, const struct qgen *g, struct fw_res capacity, int32_t Q,
+		       int32_t *kids)
+{
+	int32_t orgs = g->orgs, nkids;
+
 	for (int32_t i = 0; i < orgs; i++)
 		kids[i] = i;
 	split_deserved(s, capacity, capacity.v[FW_RES_GPU], kids, orgs, 0.0);
-	for (int32_t p = 0; p < orgs + depts; p++) {
+	for (int32_t p = 0; p < orgs + g->depts; p++) {
 		nkids = 0;
 		for (int32_t i = orgs; i < Q; i++)
 			if (s->queues[i].parent == p)
@@ -406,7 +414,13 @@ static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qge
 			split_deserved(s, capacity, s->queues[p].deserved.v[FW_RES_GPU], kids, nkids,
 				       p < orgs ? 0.0 : 0.1);
 	}
-	/* limits, usage */
+}
+
+/* limits (a fifth of the teams, some orgs) and the teams' usage */
+static void limits_and_usage(struct fw_snapshot *s, const struct qgen *g, int32_t Q)
+{
+	int32_t orgs = g->orgs, depts = g->depts;
+
 	for (int32_t i = 0; i < Q; i++) {
 		struct fw_queue *q = &s->queues[i];
 		int64_t des = q->deserved.v[FW_RES_GPU];
@@ -420,9 +434,14 @@ static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qge
 			q->usage_at = NOW - (fw_time)rng_below(3600);
 		}
 	}
-	/* skewed popularity: a random permutation of the leaves ranked by
-	 * weight 1/(rank+1)^0.8, so a few teams own most of the backlog */
-	int32_t *perm = kids;
+}
+
+/* skewed popularity: a random permutation of the leaves ranked by
+ * weight 1/(rank+1)^0.8, so a few teams own most of the backlog */
+static void leaf_popularity(struct qgen *g, int32_t *perm)
+{
+	double *w = g->cdf, acc = 0;
+
 	for (int32_t i = 0; i < g->leaves; i++)
 		perm[i] = i;
 	for (int32_t i = g->leaves - 1; i > 0; i--) {
@@ -430,13 +449,30 @@ static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qge
 		perm[i] = perm[k];
 		perm[k] = t;
 	}
-	double *w = g->cdf, acc = 0;
 	for (int32_t i = 0; i < g->leaves; i++)
 		w[perm[i]] = 1.0 / pow((double)i + 1, 0.8);
 	for (int32_t i = 0; i < g->leaves; i++) {
 		acc += w[i];
 		w[i] = acc;
 	}
+}
+
+static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qgen *g,
+			 struct fw_res capacity)
+{
+	int32_t Q = o->queues, *kids;
+
+	queue_shape(Q, g);
+	g->leaf = malloc((size_t)g->leaves * sizeof *g->leaf);
+	g->cdf = malloc((size_t)g->leaves * sizeof *g->cdf);
+	kids = malloc((size_t)Q * sizeof *kids);
+	if (!g->leaf || !g->cdf || !kids)
+		oom();
+	for (int32_t i = 0; i < Q; i++)
+		add_queue(s, g, i);
+	split_tree(s, g, capacity, Q, kids);
+	limits_and_usage(s, g, Q);
+	leaf_popularity(g, kids);
 	free(kids);
 }
 
@@ -1036,7 +1072,7 @@ static int parse_long(const char *flag, const char *v, long long lo, long long h
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o)
+static void opts_defaults(struct opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->nodes = 10000;
@@ -1048,72 +1084,97 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->xfactor_cap = -1;
 	o->estimate_depth = -1;
 	o->policy = fw_policy_default();
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		long long x;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout);
-			exit(0);
-		}
+}
+
+/* The numeric flags: 1 (taken, with its value v), 0 (not one) or -1 (a
+ * bad value, said). */
+static int number_flag(struct opts *o, const char *a, const char *v)
+{
+	long long x;
+
 #define FLAG(name, lo, hi, dst)                                        \
 	if (strcmp(a, name) == 0) {                                    \
 		if (parse_long(name, v, lo, hi, &x))                   \
 			return -1;                                     \
 		dst = x;                                               \
-		i++;                                                   \
-		continue;                                              \
+		return 1;                                              \
 	}
-		FLAG("--nodes", 1, 1000000, o->nodes)
-		FLAG("--jobs", 0, 10000000, o->jobs)
-		FLAG("--queues", 3, 1000000, o->queues)
-		FLAG("--cycles", 1, 100000, o->cycles)
-		FLAG("--seed", 0, INT64_MAX, o->seed)
-		FLAG("--busy", 0, 100, o->busy_pct)
-		FLAG("--filtered", 0, 100, o->filtered_pct)
-		FLAG("--excluding", 0, 100, o->excluding_pct)
-		FLAG("--split", 0, 100, o->split_pct)
-		FLAG("--sliced", 0, 100, o->sliced_pct)
-		FLAG("--lemons", 0, 100, o->lemon_pct)
-		FLAG("--suspect", 0, 100, o->suspect_pct)
-		FLAG("--unhealthy", 0, 1000, o->unhealthy_pm)
-		FLAG("--leaving", 0, 100, o->leaving_pct)
-		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
-		FLAG("--estimate-depth", 0, FW_ESTIMATE_DEPTH_MAX, o->estimate_depth)
-		FLAG("--users", 0, 1000000, o->users)
-		FLAG("--model-limits", 0, 100, o->model_limits_pct)
-		FLAG("--model-deserved", 0, 100, o->model_deserved_pct)
-		FLAG("--checkpoint-grace", 0, FW_CHECKPOINT_GRACE_MAX, o->grace)
-		FLAG("--max-runtime", 0, 31536000, o->max_runtime)
-		FLAG("--job-max-runtime", 0, 31536000, o->job_max_runtime)
-		FLAG("--budgets", 0, 100, o->budgets_pct)
+	FLAG("--nodes", 1, 1000000, o->nodes)
+	FLAG("--jobs", 0, 10000000, o->jobs)
+	FLAG("--queues", 3, 1000000, o->queues)
+	FLAG("--cycles", 1, 100000, o->cycles)
+	FLAG("--seed", 0, INT64_MAX, o->seed)
+	FLAG("--busy", 0, 100, o->busy_pct)
+	FLAG("--filtered", 0, 100, o->filtered_pct)
+	FLAG("--excluding", 0, 100, o->excluding_pct)
+	FLAG("--split", 0, 100, o->split_pct)
+	FLAG("--sliced", 0, 100, o->sliced_pct)
+	FLAG("--lemons", 0, 100, o->lemon_pct)
+	FLAG("--suspect", 0, 100, o->suspect_pct)
+	FLAG("--unhealthy", 0, 1000, o->unhealthy_pm)
+	FLAG("--leaving", 0, 100, o->leaving_pct)
+	FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
+	FLAG("--estimate-depth", 0, FW_ESTIMATE_DEPTH_MAX, o->estimate_depth)
+	FLAG("--users", 0, 1000000, o->users)
+	FLAG("--model-limits", 0, 100, o->model_limits_pct)
+	FLAG("--model-deserved", 0, 100, o->model_deserved_pct)
+	FLAG("--checkpoint-grace", 0, FW_CHECKPOINT_GRACE_MAX, o->grace)
+	FLAG("--max-runtime", 0, 31536000, o->max_runtime)
+	FLAG("--job-max-runtime", 0, 31536000, o->job_max_runtime)
+	FLAG("--budgets", 0, 100, o->budgets_pct)
 #undef FLAG
-		if (strcmp(a, "--budget-safe") == 0) {
-			o->budget_safe = true;
-			continue;
+	return 0;
+}
+
+/* The switches: true when a is one. */
+static bool switch_flag(struct opts *o, const char *a)
+{
+	if (strcmp(a, "--budget-safe") == 0)
+		o->budget_safe = true;
+	else if (strcmp(a, "--no-estimates") == 0)
+		o->no_estimates = true;
+	else if (strcmp(a, "--allocate-only") == 0)
+		o->allocate_only = true;
+	else if (strcmp(a, "--excluding-as-lists") == 0)
+		o->excluding_lists = true;
+	else
+		return false;
+	return true;
+}
+
+/* --policy v: 0, or -1 naming the policies built in. */
+static int policy_flag(struct opts *o, const char *v)
+{
+	if (!v || !(o->policy = fw_policy_find(v))) {
+		fprintf(stderr, "bench_cycle: --policy: unknown policy '%s'; known:", v ? v : "");
+		for (const struct fw_policy_ops *const *p = fw_policy_list(); *p; p++)
+			fprintf(stderr, " %s", (*p)->name);
+		fprintf(stderr, "\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	opts_defaults(o);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int rc;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			exit(0);
 		}
-		if (strcmp(a, "--no-estimates") == 0) {
-			o->no_estimates = true;
-			continue;
-		}
-		if (strcmp(a, "--allocate-only") == 0) {
-			o->allocate_only = true;
-			continue;
-		}
-		if (strcmp(a, "--excluding-as-lists") == 0) {
-			o->excluding_lists = true;
-			continue;
-		}
-		if (strcmp(a, "--policy") == 0) {
-			if (!v || !(o->policy = fw_policy_find(v))) {
-				fprintf(stderr, "bench_cycle: --policy: unknown policy '%s'; known:", v ? v : "");
-				for (const struct fw_policy_ops *const *p = fw_policy_list(); *p; p++)
-					fprintf(stderr, " %s", (*p)->name);
-				fprintf(stderr, "\n");
-				return -1;
-			}
+		if ((rc = number_flag(o, a, v)) == 0 && strcmp(a, "--policy") == 0)
+			rc = policy_flag(o, v) != 0 ? -1 : 1;
+		if (rc < 0)
+			return -1;
+		if (rc > 0) { /* the value was the next word */
 			i++;
 			continue;
 		}
+		if (switch_flag(o, a))
+			continue;
 		fprintf(stderr, "bench_cycle: unknown argument '%s'\n", a);
 		usage(stderr);
 		return -1;
@@ -1125,181 +1186,225 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What the generated snapshot holds, before any cycle. */
+static void print_fleet(const struct fw_snapshot *s, const struct opts *o, const struct sizes *z,
+			const struct qgen *g, int32_t nrunning, int64_t busy)
 {
-	struct opts o;
-	struct sizes z;
-	struct qgen g;
-	struct fw_snapshot *s;
-	struct fw_diag diag;
-	struct fw_arena arena, check_arena;
-	struct fw_plan *plan = NULL;
-	struct fw_policy_ops alloc_only;
-	struct rusage ru;
-	int64_t busy;
-	double t0, *ms, *cpu;
-	int rc;
-
-	if (parse_args(argc, argv, &o) != 0)
-		return 2;
-	rng_seed(o.seed);
-	if (sizes_load(&z) != 0 || !(s = fw_snapshot_new())) {
-		fprintf(stderr, "bench_cycle: out of memory\n");
-		return 1;
-	}
-	t0 = now_ms();
-	s->now = NOW;
-	struct fw_res capacity = build_nodes(s, &o);
-	build_queues(s, &o, &g, capacity);
-	int32_t nrunning = build_running(s, &o, &z, &g, &busy);
-	build_pending(s, &o, &z, &g);
-	build_filters(s, &o);
-	build_excludes(s, &o);
-	build_splits(s, &o);
-	build_slices(s, &o);
-	printf("job sizes: %s\n", z.source);
+	printf("job sizes: %s\n", z->source);
 	printf("fleet: %d nodes x %d GPUs = %lld GPUs; topology block(%d nodes) > rack(%d) > nvlink(%d) > node\n",
 	       (int)s->nnodes, GPUS_PER_NODE, (long long)s->nnodes * GPUS_PER_NODE, NODES_PER_BLOCK,
 	       NODES_PER_RACK, NODES_PER_NVL);
-	printf("queues: %d (%d orgs > %d depts > %d teams)\n", (int)s->nqueues, (int)g.orgs, (int)g.depts,
-	       (int)g.leaves);
+	printf("queues: %d (%d orgs > %d depts > %d teams)\n", (int)s->nqueues, (int)g->orgs, (int)g->depts,
+	       (int)g->leaves);
 	printf("jobs: %d running holding %lld GPUs (%.1f%%) in %d tasks, %d pending\n", (int)nrunning,
 	       (long long)busy, 100.0 * (double)busy / ((double)s->nnodes * GPUS_PER_NODE), (int)s->nallocs,
-	       (int)o.jobs);
+	       (int)o->jobs);
 	if (s->njob_nodes)
 		printf("node filters: %d pending jobs may start only on a quarter of the nodes\n", (int)s->njob_nodes);
 	if (s->ngroup_nodes)
 		printf("group filters: %d pending gangs in two groups, each on a quarter of the nodes\n",
 		       (int)s->ngroup_nodes / 2);
-	if (o.allocate_only) {
+}
+
+/* The scheduler settings the options name; --allocate-only points
+ * o->policy at *alloc_only. */
+static void apply_settings(struct fw_snapshot *s, struct opts *o, struct fw_policy_ops *alloc_only)
+{
+	if (o->allocate_only) {
 		/* The core issue's benchmark: one allocate action.  The chosen
 		 * policy's ordering and placement, without the phases later
 		 * issues added (reservations, start-time estimates, reclaim). */
-		alloc_only = *o.policy;
-		alloc_only.reserve_depth = 0;
-		alloc_only.reclaim = false;
-		o.policy = &alloc_only;
-		o.no_estimates = true;
+		*alloc_only = *o->policy;
+		alloc_only->reserve_depth = 0;
+		alloc_only->reclaim = false;
+		o->policy = alloc_only;
+		o->no_estimates = true;
 	}
-	s->config.estimate_starts = !o.no_estimates;
-	if (o.xfactor_cap >= 0) /* 0: submit order */
-		s->config.xfactor_cap_s = o.xfactor_cap ? o.xfactor_cap : -1;
-	if (o.estimate_depth >= 0) /* 0: none */
-		s->config.estimate_depth = o.estimate_depth ? (int32_t)o.estimate_depth : -1;
-	for (int32_t j = 0; o.users > 0 && j < s->njobs; j++) /* names only: the snapshot is drawn */
-		snprintf(s->jobs[j].user, sizeof s->jobs[j].user, "user%d", (int)(j % o.users));
-	s->config.user_fair_share = o.users > 0;
-	add_model_entries(s, o.model_limits_pct, false);
-	add_model_entries(s, o.model_deserved_pct, true);
-	s->config.checkpoint_grace_s = o.grace;
-	for (int32_t q = 0; o.grace > 0 && q < s->nqueues; q++) /* the roots: every job inherits it */
+	s->config.estimate_starts = !o->no_estimates;
+	if (o->xfactor_cap >= 0) /* 0: submit order */
+		s->config.xfactor_cap_s = o->xfactor_cap ? o->xfactor_cap : -1;
+	if (o->estimate_depth >= 0) /* 0: none */
+		s->config.estimate_depth = o->estimate_depth ? (int32_t)o->estimate_depth : -1;
+	for (int32_t j = 0; o->users > 0 && j < s->njobs; j++) /* names only: the snapshot is drawn */
+		snprintf(s->jobs[j].user, sizeof s->jobs[j].user, "user%d", (int)(j % o->users));
+	s->config.user_fair_share = o->users > 0;
+	add_model_entries(s, o->model_limits_pct, false);
+	add_model_entries(s, o->model_deserved_pct, true);
+	s->config.checkpoint_grace_s = o->grace;
+	s->config.budget_safe = o->budget_safe;
+}
+
+/* The queues' and jobs' own settings: the roots' checkpoint interval
+ * and maxRuntime, the leaves' budgets, every job's maxRuntime. */
+static void apply_queue_settings(struct fw_snapshot *s, const struct opts *o)
+{
+	for (int32_t q = 0; o->grace > 0 && q < s->nqueues; q++) /* the roots: every job inherits it */
 		if (s->queues[q].parent < 0)
 			s->queues[q].default_checkpoint_s = 1800;
-	for (int32_t q = 0; o.max_runtime > 0 && q < s->nqueues; q++)
+	for (int32_t q = 0; o->max_runtime > 0 && q < s->nqueues; q++)
 		if (s->queues[q].parent < 0)
-			s->queues[q].max_runtime_s = o.max_runtime;
-	for (int32_t q = 0, leaf = 0; o.budgets_pct > 0 && q < s->nqueues; q++) {
+			s->queues[q].max_runtime_s = o->max_runtime;
+	for (int32_t q = 0, leaf = 0; o->budgets_pct > 0 && q < s->nqueues; q++) {
 		bool is_leaf = true;
 		for (int32_t k = 0; k < s->nqueues && is_leaf; k++)
 			is_leaf = s->queues[k].parent != q;
-		if (is_leaf && leaf++ % 100 < o.budgets_pct)
+		if (is_leaf && leaf++ % 100 < o->budgets_pct)
 			s->queues[q].gpu_hour_budget = (double)s->queues[q].deserved.v[FW_RES_GPU] / 1000.0 * 7 * 24;
 	}
-	s->config.budget_safe = o.budget_safe;
-	for (int32_t j = 0; o.job_max_runtime > 0 && j < s->njobs; j++)
-		s->jobs[j].max_runtime_s = (int32_t)o.job_max_runtime;
-	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
-	       o.no_estimates && !o.allocate_only ? " (start-time estimates off)" : "");
-	printf("generated in %.0f ms\n", now_ms() - t0);
+	for (int32_t j = 0; o->job_max_runtime > 0 && j < s->njobs; j++)
+		s->jobs[j].max_runtime_s = (int32_t)o->job_max_runtime;
+}
 
-	t0 = now_ms();
-	if ((rc = fw_snapshot_validate(s, &diag)) != FW_OK) {
+/* The snapshot, drawn from the options and the job sizes. */
+static void generate(struct fw_snapshot *s, struct opts *o, const struct sizes *z, struct qgen *g,
+		     struct fw_policy_ops *alloc_only)
+{
+	double t0 = now_ms();
+	int64_t busy;
+
+	s->now = NOW;
+	struct fw_res capacity = build_nodes(s, o);
+	build_queues(s, o, g, capacity);
+	int32_t nrunning = build_running(s, o, z, g, &busy);
+	build_pending(s, o, z, g);
+	build_filters(s, o);
+	build_excludes(s, o);
+	build_splits(s, o);
+	build_slices(s, o);
+	print_fleet(s, o, z, g, nrunning, busy);
+	apply_settings(s, o, alloc_only);
+	apply_queue_settings(s, o);
+	printf("policy: %s%s%s\n", o->policy->name, o->allocate_only ? ", allocate action only" : "",
+	       o->no_estimates && !o->allocate_only ? " (start-time estimates off)" : "");
+	printf("generated in %.0f ms\n", now_ms() - t0);
+}
+
+static int validate(const struct fw_snapshot *s)
+{
+	struct fw_diag diag;
+	double t0 = now_ms();
+
+	if (fw_snapshot_validate(s, &diag) != FW_OK) {
 		char buf[1024];
 		fw_diag_format(&diag, buf, sizeof buf);
 		fprintf(stderr, "bench_cycle: generated snapshot is invalid: %s\n", buf);
 		return 1;
 	}
 	printf("validated in %.0f ms (not part of the cycle)\n", now_ms() - t0);
+	return 0;
+}
 
-	/* Warm-up cycle: faults the snapshot in and learns the arena size, so
-	 * every timed cycle runs in one retained arena block, as a daemon that
-	 * sizes its arena once would. */
-	fw_arena_init(&arena, 0);
-	t0 = now_ms();
-	if ((rc = fw_cycle_run(s, o.policy, &arena, &plan)) != FW_OK) {
+/* Warm-up cycle: faults the snapshot in and learns the arena size, so
+ * every timed cycle runs in one retained arena block, as a daemon that
+ * sizes its arena once would.  *hash: its plan's. */
+static int warm_up(const struct fw_snapshot *s, const struct fw_policy_ops *policy, struct fw_arena *arena,
+		   uint64_t *hash)
+{
+	struct fw_plan *plan = NULL;
+	double t0 = now_ms();
+	int rc;
+
+	fw_arena_init(arena, 0);
+	if ((rc = fw_cycle_run(s, policy, arena, &plan)) != FW_OK) {
 		fprintf(stderr, "bench_cycle: fw_cycle_run: %s\n", fw_strerror(rc));
 		return 1;
 	}
 	double warm_ms = now_ms() - t0;
-	size_t arena_bytes = fw_arena_used(&arena);
-	uint64_t first_hash = plan_hash(plan);
-	fw_arena_release(&arena);
-	fw_arena_init(&arena, (arena_bytes + arena_bytes / 4 + ((size_t)1 << 20)) & ~(((size_t)1 << 20) - 1));
+	size_t arena_bytes = fw_arena_used(arena);
+	*hash = plan_hash(plan);
+	fw_arena_release(arena);
+	fw_arena_init(arena, (arena_bytes + arena_bytes / 4 + ((size_t)1 << 20)) & ~(((size_t)1 << 20) - 1));
 	printf("warm-up cycle: %.1f ms, arena %.1f MiB\n", warm_ms, (double)arena_bytes / 1048576.0);
+	return 0;
+}
 
-	ms = malloc((size_t)o.cycles * sizeof *ms);
-	cpu = malloc((size_t)o.cycles * sizeof *cpu);
-	if (!ms || !cpu)
-		return 1;
-	for (int i = 0; i < o.cycles; i++) {
-		fw_arena_reset(&arena);
-		double c0 = cpu_ms();
-		t0 = now_ms();
-		rc = fw_cycle_run(s, o.policy, &arena, &plan);
+/* The timed cycles, each in the reset arena: wall and CPU ms into ms[]
+ * and cpu[]; each plan must hash as the warm-up's.  *plan: the last. */
+static int timed_cycles(const struct fw_snapshot *s, const struct fw_policy_ops *policy, struct fw_arena *arena,
+			int cycles, uint64_t hash, double *ms, double *cpu, struct fw_plan **plan)
+{
+	for (int i = 0; i < cycles; i++) {
+		fw_arena_reset(arena);
+		double c0 = cpu_ms(), t0 = now_ms();
+		int rc = fw_cycle_run(s, policy, arena, plan);
 		ms[i] = now_ms() - t0;
 		cpu[i] = cpu_ms() - c0;
 		if (rc != FW_OK) {
 			fprintf(stderr, "bench_cycle: fw_cycle_run: %s\n", fw_strerror(rc));
 			return 1;
 		}
-		if (plan_hash(plan) != first_hash) {
+		if (plan_hash(*plan) != hash) {
 			fprintf(stderr, "bench_cycle: cycle %d produced a different plan (not deterministic)\n", i);
 			return 1;
 		}
 	}
+	return 0;
+}
 
-	int64_t started_gpus = 0, reasons[FW_REASON_COUNT] = { 0 };
-	int32_t starts = 0, reserves = 0, evicts = 0, evict_why[FW_REASON_COUNT] = { 0 }, restarts = 0, drains = 0;
-	bool *drained = o.unhealthy_pm ? calloc((size_t)s->njobs + 1, sizeof *drained) : NULL;
+/* A plan's decisions counted by kind, evictions and pending jobs by
+ * reason; restarts: starts of jobs a drain evicted earlier in the plan. */
+struct plan_counts {
+	int64_t started_gpus, reasons[FW_REASON_COUNT];
+	int32_t starts, reserves, evicts, evict_why[FW_REASON_COUNT], restarts, drains;
+};
+
+static void count_plan(const struct fw_snapshot *s, const struct fw_plan *plan, bool drains,
+		       struct plan_counts *c)
+{
+	bool *drained = drains ? calloc((size_t)s->njobs + 1, sizeof *drained) : NULL;
+
+	memset(c, 0, sizeof *c);
 	for (int32_t i = 0; i < plan->ndecisions; i++) {
-		if (plan->decisions[i].kind == FW_DECIDE_START) {
-			starts++;
-			restarts += drained && drained[plan->decisions[i].job]; /* after its eviction */
-			started_gpus += plan->decisions[i].a;
-		} else if (plan->decisions[i].kind == FW_DECIDE_RESERVE) {
-			reserves++;
-		} else if (plan->decisions[i].kind == FW_DECIDE_DRAIN) {
-			drains++;
-		} else if (plan->decisions[i].kind == FW_DECIDE_EVICT) {
-			evicts++;
-			evict_why[plan->decisions[i].reason]++;
-			if (drained && plan->decisions[i].reason == FW_REASON_DRAINED)
-				drained[plan->decisions[i].job] = true;
+		const struct fw_decision *d = &plan->decisions[i];
+		if (d->kind == FW_DECIDE_START) {
+			c->starts++;
+			c->restarts += drained && drained[d->job]; /* after its eviction */
+			c->started_gpus += d->a;
+		} else if (d->kind == FW_DECIDE_RESERVE) {
+			c->reserves++;
+		} else if (d->kind == FW_DECIDE_DRAIN) {
+			c->drains++;
+		} else if (d->kind == FW_DECIDE_EVICT) {
+			c->evicts++;
+			c->evict_why[d->reason]++;
+			if (drained && d->reason == FW_REASON_DRAINED)
+				drained[d->job] = true;
 		}
 	}
 	for (int32_t i = 0; i < plan->npending; i++)
-		reasons[plan->pending[i].reason]++;
-	print_straddles(s, plan);
+		c->reasons[plan->pending[i].reason]++;
+	free(drained);
+}
+
+static void print_plan(const struct fw_plan *plan, const struct plan_counts *c, uint64_t hash)
+{
 	printf("plan: %d starts (%lld GPUs), %d reservations, %d evictions, %d task placements, %d pending, "
 	       "%lld jobs considered\n",
-	       (int)starts, (long long)started_gpus, (int)reserves, (int)evicts, (int)plan->nallocs, (int)plan->npending,
-	       (long long)plan->considered);
+	       (int)c->starts, (long long)c->started_gpus, (int)c->reserves, (int)c->evicts, (int)plan->nallocs,
+	       (int)plan->npending, (long long)plan->considered);
 	printf("plan hash: decisions %016" PRIx64 ", with pending reasons %016" PRIx64 "; estimates %016" PRIx64 "\n",
-	       decisions_hash(plan), first_hash, estimates_hash(plan));
+	       decisions_hash(plan), hash, estimates_hash(plan));
 	printf("evictions by reason:");
 	for (int r = 0; r < FW_REASON_COUNT; r++)
-		if (evict_why[r])
-			printf(" %s=%d", fw_reason_name((enum fw_reason)r), (int)evict_why[r]);
+		if (c->evict_why[r])
+			printf(" %s=%d", fw_reason_name((enum fw_reason)r), (int)c->evict_why[r]);
 	printf("\n");
-	if (drains)
+	if (c->drains)
 		printf("drains: %d nodes; %d of the %d jobs they requeued started again elsewhere in this plan\n",
-		       (int)drains, (int)restarts, (int)evict_why[FW_REASON_DRAINED]);
-	free(drained);
+		       (int)c->drains, (int)c->restarts, (int)c->evict_why[FW_REASON_DRAINED]);
 	printf("pending reasons:");
 	for (int r = 0; r < FW_REASON_COUNT; r++)
-		if (reasons[r])
-			printf(" %s=%lld", fw_reason_name((enum fw_reason)r), (long long)reasons[r]);
+		if (c->reasons[r])
+			printf(" %s=%lld", fw_reason_name((enum fw_reason)r), (long long)c->reasons[r]);
 	printf("\n");
+}
+
+static int check_plan(const struct fw_snapshot *s, const struct fw_plan *plan)
+{
+	struct fw_arena check_arena;
+	struct fw_diag diag;
+	double t0;
+	int rc;
 
 	fw_arena_init(&check_arena, 0);
 	t0 = now_ms();
@@ -1316,20 +1421,63 @@ int main(int argc, char **argv)
 	}
 	printf("fw_plan_check: ok (%.1f ms)\n", now_ms() - t0);
 	fw_arena_release(&check_arena);
+	return 0;
+}
 
+/* The timed cycles' wall and CPU times (sorted here), and the summary
+ * line the scripts read. */
+static void print_times(const struct fw_snapshot *s, const struct opts *o, double *ms, double *cpu, int32_t starts)
+{
+	struct rusage ru;
 	double sorted_min, mean = 0;
-	for (int i = 0; i < o.cycles; i++)
-		mean += ms[i] / o.cycles;
-	qsort(ms, (size_t)o.cycles, sizeof *ms, dbl_cmp);
-	qsort(cpu, (size_t)o.cycles, sizeof *cpu, dbl_cmp);
+
+	for (int i = 0; i < o->cycles; i++)
+		mean += ms[i] / o->cycles;
+	qsort(ms, (size_t)o->cycles, sizeof *ms, dbl_cmp);
+	qsort(cpu, (size_t)o->cycles, sizeof *cpu, dbl_cmp);
 	sorted_min = ms[0];
 	getrusage(RUSAGE_SELF, &ru);
 	printf("cycles: %d timed, wall min %.1f ms, mean %.1f ms, max %.1f ms; cpu p50 %.1f ms, p99 %.1f ms\n",
-	       o.cycles, sorted_min, mean, ms[o.cycles - 1], percentile(cpu, o.cycles, 50),
-	       percentile(cpu, o.cycles, 99));
+	       o->cycles, sorted_min, mean, ms[o->cycles - 1], percentile(cpu, o->cycles, 50),
+	       percentile(cpu, o->cycles, 99));
 	printf("cycle_ms_p50=%.1f cycle_ms_p99=%.1f rss_mb=%ld nodes=%d jobs=%d queues=%d starts=%d\n",
-	       percentile(ms, o.cycles, 50), percentile(ms, o.cycles, 99), (long)(ru.ru_maxrss / 1024),
-	       (int)s->nnodes, (int)o.jobs, (int)s->nqueues, (int)starts);
+	       percentile(ms, o->cycles, 50), percentile(ms, o->cycles, 99), (long)(ru.ru_maxrss / 1024),
+	       (int)s->nnodes, (int)o->jobs, (int)s->nqueues, (int)starts);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct sizes z;
+	struct qgen g;
+	struct fw_snapshot *s;
+	struct fw_arena arena;
+	struct fw_plan *plan = NULL;
+	struct fw_policy_ops alloc_only;
+	struct plan_counts counts;
+	uint64_t first_hash;
+	double *ms, *cpu;
+
+	if (parse_args(argc, argv, &o) != 0)
+		return 2;
+	rng_seed(o.seed);
+	if (sizes_load(&z) != 0 || !(s = fw_snapshot_new())) {
+		fprintf(stderr, "bench_cycle: out of memory\n");
+		return 1;
+	}
+	generate(s, &o, &z, &g, &alloc_only);
+	if (validate(s) != 0 || warm_up(s, o.policy, &arena, &first_hash) != 0)
+		return 1;
+	ms = malloc((size_t)o.cycles * sizeof *ms);
+	cpu = malloc((size_t)o.cycles * sizeof *cpu);
+	if (!ms || !cpu || timed_cycles(s, o.policy, &arena, o.cycles, first_hash, ms, cpu, &plan) != 0)
+		return 1;
+	count_plan(s, plan, o.unhealthy_pm != 0, &counts);
+	print_straddles(s, plan);
+	print_plan(plan, &counts, first_hash);
+	if (check_plan(s, plan) != 0)
+		return 1;
+	print_times(s, &o, ms, cpu, counts.starts);
 	fw_arena_release(&arena);
 	fw_snapshot_free(s);
 	free(ms);

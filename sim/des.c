@@ -677,14 +677,10 @@ static int slice_level(struct sim *m)
 			   t->nlevels ? list : "none");
 }
 
-static int sim_init(struct sim *m, const struct fw_teams *teams)
+/* The per-row arrays, and with user fair share its user table: one
+ * entry per queue and user at most.  FW_OK or FW_ENOMEM. */
+static int alloc_rows(struct sim *m, size_t n)
 {
-	const struct fw_trace *t = m->t;
-	size_t n = t->n ? t->n : 1;
-	int rc;
-
-	m->pol = fw_policy_find(m->o->policy);
-	m->s = fw_snapshot_new();
 	m->arrival = calloc(n, sizeof *m->arrival);
 	m->snap_of = calloc(n, sizeof *m->snap_of);
 	m->r->start = calloc(n, sizeof *m->r->start);
@@ -698,7 +694,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->r->estimate = calloc(n, sizeof *m->r->estimate);
 	m->r->gpus = calloc(n, sizeof *m->r->gpus);
 	m->r->milli = calloc(n, sizeof *m->r->milli);
-	if (m->o->user_fair_share) { /* one entry per queue and user at most */
+	if (m->o->user_fair_share) {
 		for (m->ucap = 64; (size_t)m->ucap < 2 * n + 2;)
 			m->ucap *= 2;
 		m->urow = malloc(n * sizeof *m->urow);
@@ -713,6 +709,13 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	    !m->r->evicted || !m->r->lost || !m->r->cut || !m->limited || !m->left || !m->run_of ||
 	    !m->r->estimate || !m->r->gpus || !m->r->milli)
 		return FW_ENOMEM;
+	return FW_OK;
+}
+
+/* The snapshot's settings: the config's, where given, then those the
+ * options name. */
+static void apply_settings(struct sim *m)
+{
 	if (m->o->config) /* the settings no option names: the config's */
 		m->s->config = m->o->config->config;
 	if (m->o->lemon_gang_gpus > 0)
@@ -727,9 +730,14 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->s->config.budget_safe = m->o->budget_safe;
 	if (m->o->usage_half_life_s > 0)
 		m->s->config.usage_half_life_s = m->o->usage_half_life_s;
-	m->budget_at = INT64_MAX;
-	m->short_at = INT64_MAX;
-	fw_arena_init(&m->arena, (size_t)4 << 20);
+}
+
+/* The fleet: nodes, capacity, queues (and whether any has a budget) and
+ * the slice level. */
+static int sim_fleet(struct sim *m, const struct fw_teams *teams, size_t n)
+{
+	int rc;
+
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
 		return rc;
@@ -737,10 +745,15 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		m->budgets |= m->s->queues[q].gpu_hour_budget > 0;
 	if (m->budgets && !(m->over_budget = calloc(n, sizeof *m->over_budget)))
 		return FW_ENOMEM;
-	if ((rc = slice_level(m)) != FW_OK)
-		return rc;
-	m->r->queue = m->qs.of_job;
-	m->qs.of_job = NULL;
+	return slice_level(m);
+}
+
+/* Each row's arrival, its not-yet-run state and its size; arrivals in
+ * submit order. */
+static void init_rows(struct sim *m)
+{
+	const struct fw_trace *t = m->t;
+
 	for (size_t i = 0; i < t->n; i++) {
 		m->arrival[i].t = t->v[i].submit;
 		m->arrival[i].row = (int32_t)i;
@@ -751,6 +764,26 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		m->r->milli[i] = row_milli(m, (int32_t)i);
 	}
 	qsort(m->arrival, t->n, sizeof *m->arrival, cmp_ev);
+}
+
+static int sim_init(struct sim *m, const struct fw_teams *teams)
+{
+	size_t n = m->t->n ? m->t->n : 1;
+	int rc;
+
+	m->pol = fw_policy_find(m->o->policy);
+	m->s = fw_snapshot_new();
+	if ((rc = alloc_rows(m, n)) != FW_OK)
+		return rc;
+	apply_settings(m);
+	m->budget_at = INT64_MAX;
+	m->short_at = INT64_MAX;
+	fw_arena_init(&m->arena, (size_t)4 << 20);
+	if ((rc = sim_fleet(m, teams, n)) != FW_OK)
+		return rc;
+	m->r->queue = m->qs.of_job;
+	m->qs.of_job = NULL;
+	init_rows(m);
 	if ((rc = fw_snapshot_validate(m->s, m->d)) != FW_OK || (rc = check_jobs(m)) != FW_OK)
 		return rc;
 	return init_failures(m);
@@ -2652,15 +2685,27 @@ __attribute__((format(printf, 2, 3))) static int entry_error(const struct varian
 _Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 100000");
 _Static_assert(FW_ESTIMATE_DEPTH_MAX == 100000, "the estimate-depth messages say 100000");
 
+/* A variant's setting keys; key i's bit in `seen` is 1 << i. */
+static const char *const variant_keys[] = { "starve-after", "backfill", "reserve-depth", "xfactor-cap",
+	"user-fair-share", "checkpoint-grace", "slices", "model-deserved", "max-runtime", "gpu-hour-budget",
+	"budget-safe", "estimate-depth" };
+
+enum { SET_STARVE = 1u, SET_BACKFILL = 2u, SET_RESERVE = 4u, SET_XFACTOR = 8u, SET_USERS = 16u,
+       SET_GRACE = 32u, SET_SLICES = 64u, SET_DESERVED = 128u, SET_MAX_RUNTIME = 256u, SET_BUDGET = 512u,
+       SET_BUDGET_SAFE = 1024u, SET_ESTIMATE = 2048u };
+_Static_assert(SET_ESTIMATE == 1u << (sizeof variant_keys / sizeof *variant_keys - 1),
+	       "one bit per key of variant_keys, in its order");
+
 /* Does policy p take the variant setting `bit` (1 starve-after: it has a
  * starvation pass; 2 backfill and 4 reserve-depth: it makes reservations,
  * which backfill=easy|conservative is the rule of)? */
 static bool takes_setting(const struct fw_policy_ops *p, unsigned bit)
 {
-	return bit == 1 ? p->starve_after_s > 0 : bit == 2 || bit == 4 ? p->reserve_depth > 0
-	       : bit == 8 ? !p->job_before && !p->job_score
-	       : bit == 16 ? p->queue_order != FW_QORDER_GLOBAL
-	       : bit == 32 ? p->reclaim : true;
+	return bit == SET_STARVE ? p->starve_after_s > 0
+	       : bit == SET_BACKFILL || bit == SET_RESERVE ? p->reserve_depth > 0
+	       : bit == SET_XFACTOR ? !p->job_before && !p->job_score
+	       : bit == SET_USERS ? p->queue_order != FW_QORDER_GLOBAL
+	       : bit == SET_GRACE ? p->reclaim : true;
 }
 
 /* A setting that means nothing to w's policy is refused, naming the
@@ -2706,12 +2751,94 @@ static int parse_budget(const char *v, double *out)
 	return 0;
 }
 
+static unsigned variant_key_bit(const char *kv)
+{
+	for (size_t i = 0; i < sizeof variant_keys / sizeof *variant_keys; i++)
+		if (!strcmp(kv, variant_keys[i]))
+			return 1u << i;
+	return 0u;
+}
+
+/* The settings in seconds: 0 or the exit status 2. */
+static int variant_seconds(struct variant *w, unsigned bit, const char *v)
+{
+	int64_t x;
+
+	if (bit == SET_STARVE) {
+		if ((x = duration_s(v, 0, 31536000)) < 0)
+			return usage_error("--policies: starve-after=%s: " DURATION_SAYS ", whole seconds from 0 (off) "
+					   "to 31536000 (365d)", v);
+		w->starve_after_s = x ? x : -1;
+	} else if (bit == SET_XFACTOR) {
+		if ((x = duration_s(v, 0, 31536000)) < 0 || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME))
+			return usage_error("--policies: xfactor-cap=%s: " DURATION_SAYS ", whole seconds: 0 (submit "
+					   "order) or 60 to 31536000 (365d)", v);
+		w->xfactor_cap_s = x ? x : -1;
+	} else if (bit == SET_GRACE) {
+		if ((x = duration_s(v, 0, FW_CHECKPOINT_GRACE_MAX)) < 0)
+			return usage_error("--policies: checkpoint-grace=%s: " DURATION_SAYS ", whole seconds from 0 "
+					   "(off) to 86400 (1d)", v);
+		w->grace_s = x;
+	} else {
+		if ((x = duration_s(v, 0, 31536000)) < 0)
+			return usage_error("--policies: max-runtime=%s: " DURATION_SAYS ", whole seconds from 0 "
+					   "(none) to 31536000 (365d)", v);
+		w->max_runtime_s = x;
+	}
+	return 0;
+}
+
+/* The on/off settings: 0 or the exit status 2. */
+static int variant_switch(struct variant *w, unsigned bit, const char *v)
+{
+	if (strcmp(v, "on") && strcmp(v, "off")) {
+		if (bit == SET_SLICES)
+			return usage_error("--policies: slices=%s: use on or off (the slices of --slices K:LEVEL)", v);
+		if (bit == SET_DESERVED)
+			return usage_error("--policies: model-deserved=%s: use on or off (the entries of "
+					   "--model-deserved M=P)", v);
+		return usage_error("--policies: %s=%s: use on or off", bit == SET_USERS ? "user-fair-share"
+				   : "budget-safe", v);
+	}
+	bool on = !strcmp(v, "on");
+	if (bit == SET_USERS)
+		w->users = on;
+	else if (bit == SET_SLICES)
+		w->slices = on;
+	else if (bit == SET_DESERVED)
+		w->model_deserved = on;
+	else
+		w->budget_safe = on;
+	return 0;
+}
+
+/* The other settings: backfill, the depths and the budget; 0 or the
+ * exit status 2. */
+static int variant_other(struct variant *w, unsigned bit, const char *v)
+{
+	int64_t x;
+
+	if (bit == SET_BACKFILL) {
+		if (strcmp(v, "easy") && strcmp(v, "conservative"))
+			return usage_error("--policies: backfill=%s: use easy or conservative", v);
+		w->backfill = !strcmp(v, "conservative");
+	} else if (bit == SET_RESERVE || bit == SET_ESTIMATE) {
+		if ((x = whole0(v, bit == SET_RESERVE ? FW_RESERVE_DEPTH_MAX : FW_ESTIMATE_DEPTH_MAX)) < 0)
+			return usage_error("--policies: %s=%s: a whole number from 0 (none) to 100000",
+					   bit == SET_RESERVE ? "reserve-depth" : "estimate-depth", v);
+		*(bit == SET_RESERVE ? &w->reserve_depth : &w->estimate_depth) = x ? (int32_t)x : -1;
+	} else if (parse_budget(v, &w->budget) != 0) {
+		return usage_error("--policies: gpu-hour-budget=%s: GPU-hours from 0 (none) to %.0f, e.g. 500 "
+				   "or 0.5", v, FW_BUDGET_MAX_GPU_H);
+	}
+	return 0;
+}
+
 /* One KEY=VALUE of a variant: starve-after=S (0 = off), backfill=MODE or
  * reserve-depth=N (0 = none); each key at most once. */
 static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 {
 	char *v = strchr(kv, '=');
-	int64_t x;
 
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
@@ -2719,76 +2846,21 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off, model-deserved=on|off, "
 				   "max-runtime=S, gpu-hour-budget=H, budget-safe=on|off, estimate-depth=N)", kv);
 	*v++ = '\0';
-	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
-		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
-		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u
-		       : !strcmp(kv, "slices") ? 64u : !strcmp(kv, "model-deserved") ? 128u
-		       : !strcmp(kv, "max-runtime") ? 256u : !strcmp(kv, "gpu-hour-budget") ? 512u
-		       : !strcmp(kv, "budget-safe") ? 1024u : !strcmp(kv, "estimate-depth") ? 2048u : 0u;
+	unsigned bit = variant_key_bit(kv);
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
 	if (setting_applies(w, bit))
 		return 2;
-	if (!strcmp(kv, "starve-after")) {
-		if ((x = duration_s(v, 0, 31536000)) < 0)
-			return usage_error("--policies: starve-after=%s: " DURATION_SAYS ", whole seconds from 0 (off) "
-					   "to 31536000 (365d)", v);
-		w->starve_after_s = x ? x : -1;
-	} else if (!strcmp(kv, "backfill")) {
-		if (strcmp(v, "easy") && strcmp(v, "conservative"))
-			return usage_error("--policies: backfill=%s: use easy or conservative", v);
-		w->backfill = !strcmp(v, "conservative");
-	} else if (!strcmp(kv, "reserve-depth")) {
-		if ((x = whole0(v, FW_RESERVE_DEPTH_MAX)) < 0)
-			return usage_error("--policies: reserve-depth=%s: a whole number from 0 (none) to 100000", v);
-		w->reserve_depth = x ? (int32_t)x : -1;
-	} else if (!strcmp(kv, "estimate-depth")) {
-		if ((x = whole0(v, FW_ESTIMATE_DEPTH_MAX)) < 0)
-			return usage_error("--policies: estimate-depth=%s: a whole number from 0 (none) to 100000", v);
-		w->estimate_depth = x ? (int32_t)x : -1;
-	} else if (!strcmp(kv, "xfactor-cap")) {
-		if ((x = duration_s(v, 0, 31536000)) < 0 || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME))
-			return usage_error("--policies: xfactor-cap=%s: " DURATION_SAYS ", whole seconds: 0 (submit "
-					   "order) or 60 to 31536000 (365d)", v);
-		w->xfactor_cap_s = x ? x : -1;
-	} else if (!strcmp(kv, "user-fair-share")) {
-		if (strcmp(v, "on") && strcmp(v, "off"))
-			return usage_error("--policies: user-fair-share=%s: use on or off", v);
-		w->users = !strcmp(v, "on");
-	} else if (!strcmp(kv, "checkpoint-grace")) {
-		if ((x = duration_s(v, 0, FW_CHECKPOINT_GRACE_MAX)) < 0)
-			return usage_error("--policies: checkpoint-grace=%s: " DURATION_SAYS ", whole seconds from 0 "
-					   "(off) to 86400 (1d)", v);
-		w->grace_s = x;
-	} else if (!strcmp(kv, "slices")) {
-		if (strcmp(v, "on") && strcmp(v, "off"))
-			return usage_error("--policies: slices=%s: use on or off (the slices of --slices K:LEVEL)", v);
-		w->slices = !strcmp(v, "on");
-	} else if (!strcmp(kv, "model-deserved")) {
-		if (strcmp(v, "on") && strcmp(v, "off"))
-			return usage_error("--policies: model-deserved=%s: use on or off (the entries of "
-					   "--model-deserved M=P)", v);
-		w->model_deserved = !strcmp(v, "on");
-	} else if (!strcmp(kv, "max-runtime")) {
-		if ((x = duration_s(v, 0, 31536000)) < 0)
-			return usage_error("--policies: max-runtime=%s: " DURATION_SAYS ", whole seconds from 0 "
-					   "(none) to 31536000 (365d)", v);
-		w->max_runtime_s = x;
-	} else if (!strcmp(kv, "gpu-hour-budget")) {
-		if (parse_budget(v, &w->budget) != 0)
-			return usage_error("--policies: gpu-hour-budget=%s: GPU-hours from 0 (none) to %.0f, e.g. 500 "
-					   "or 0.5", v, FW_BUDGET_MAX_GPU_H);
-	} else if (!strcmp(kv, "budget-safe")) {
-		if (strcmp(v, "on") && strcmp(v, "off"))
-			return usage_error("--policies: budget-safe=%s: use on or off", v);
-		w->budget_safe = !strcmp(v, "on");
-	} else {
-		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-				   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime, "
-				   "gpu-hour-budget, budget-safe, estimate-depth)", kv);
-	}
-	return 0;
+	if (bit & (SET_STARVE | SET_XFACTOR | SET_GRACE | SET_MAX_RUNTIME))
+		return variant_seconds(w, bit, v);
+	if (bit & (SET_USERS | SET_SLICES | SET_DESERVED | SET_BUDGET_SAFE))
+		return variant_switch(w, bit, v);
+	if (bit)
+		return variant_other(w, bit, v);
+	return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
+			   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime, "
+			   "gpu-hour-budget, budget-safe, estimate-depth)", kv);
 }
 
 /* Cut s at the next sep (in place); the rest, or NULL at the end.  Unlike
@@ -3048,27 +3120,9 @@ static int parse_model_map(struct cli *c, const char *v, enum model_map k)
 	return 0;
 }
 
-/* One flag with its value (NULL for switches).  Returns 0, 1 (switch:
- * value not consumed) or the exit status 2. */
-static int one_flag(struct cli *c, const char *f, const char *v)
+/* The switches: 1 (value not consumed) or -1 (not a switch). */
+static int switch_flag(struct cli *c, const char *f)
 {
-	int64_t x = 0;
-	int rc;
-
-	static const char *const known[] = { "--config", "--skip-bad-rows", "--tick-rule", "--trace",
-		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
-		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
-		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share", "--budget-safe",
-		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--reserve-depth", "--estimate-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
-		"--checkpoint-grace", "--slices", "--max-runtime", "--gpu-hour-budget", "--usage-half-life", NULL };
-	int i = 0;
-	char hint[96];
-
-	while (known[i] && strcmp(known[i], f))
-		i++;
-	if (!known[i])
-		return usage_error("unknown option '%s'%s", f, fw_cli_hint(f, known, hint, sizeof hint));
 	if (!strcmp(f, "--skip-bad-rows"))
 		return c->skip_bad = true, 1;
 	if (!strcmp(f, "--verbose"))
@@ -3079,10 +3133,12 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return c->o.user_fair_share = true, 1;
 	if (!strcmp(f, "--budget-safe"))
 		return c->o.budget_safe = true, 1;
-	if (!v || !*v)
-		return usage_error("%s needs a value", f);
-	if ((rc = fleet_flag(c, f, v)) >= 0 || (rc = failure_flag(c, f, v)) >= 0)
-		return rc;
+	return -1;
+}
+
+/* The inputs' and outputs' paths and formats: 0 or -1 (not one). */
+static int path_flag(struct cli *c, const char *f, const char *v)
+{
 	if (!strcmp(f, "--trace"))
 		c->trace = v;
 	else if (!strcmp(f, "--format"))
@@ -3101,60 +3157,110 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		c->report = v;
 	else if (!strcmp(f, "--teams"))
 		c->teams = v;
-	else if (!strcmp(f, "--tick-rule"))
-		return parse_rule(c, v);
-	else if (!strcmp(f, "--nodes"))
-		return parse_nodes(c, v);
-	else if (!strcmp(f, "--policies"))
-		return parse_policies(c, v);
-	else if (!strcmp(f, "--tick"))
+	else
+		return -1;
+	return 0;
+}
+
+/* The flags in seconds: 0, 2 (usage error) or -1 (not one). */
+static int seconds_flag(struct cli *c, const char *f, const char *v)
+{
+	int64_t x = 0;
+	int rc;
+
+	if (!strcmp(f, "--tick"))
 		return (rc = set_seconds(f, v, 1, 31536000, &x)) ? rc : (c->o.tick_s = x, 0);
-	else if (!strcmp(f, "--checkpoint"))
+	if (!strcmp(f, "--checkpoint"))
 		return (rc = set_seconds(f, v, 0, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
-	else if (!strcmp(f, "--checkpoint-grace"))
+	if (!strcmp(f, "--checkpoint-grace"))
 		return (rc = set_seconds(f, v, 0, FW_CHECKPOINT_GRACE_MAX, &x)) ? rc : (c->o.checkpoint_grace_s = x, 0);
-	else if (!strcmp(f, "--min-runtime"))
+	if (!strcmp(f, "--min-runtime"))
 		return (rc = set_seconds(f, v, 0, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
-	else if (!strcmp(f, "--max-runtime"))
+	if (!strcmp(f, "--max-runtime"))
 		return (rc = set_seconds(f, v, 0, 31536000, &x)) ? rc : (c->o.max_runtime_s = x, 0);
-	else if (!strcmp(f, "--gpu-hour-budget")) {
-		if (parse_budget(v, &c->o.gpu_hour_budget) != 0)
-			return usage_error("%s '%s': expected GPU-hours from 0 (none) to %.0f, e.g. 500 or 0.5", f, v,
-					   FW_BUDGET_MAX_GPU_H);
-	}
-	else if (!strcmp(f, "--usage-half-life"))
-		return set_half_life(c, v);
-	else if (!strcmp(f, "--model-limits"))
-		return parse_model_map(c, v, MAP_LIMITS);
-	else if (!strcmp(f, "--model-deserved"))
-		return parse_model_map(c, v, MAP_DESERVED);
-	else if (!strcmp(f, "--name-models"))
-		return parse_model_map(c, v, MAP_NAMES);
-	else if (!strcmp(f, "--starve-after")) /* 0: off */
+	if (!strcmp(f, "--starve-after")) /* 0: off */
 		return (rc = set_seconds(f, v, 0, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
-	else if (!strcmp(f, "--xfactor-cap")) { /* 0: off */
+	if (!strcmp(f, "--xfactor-cap")) { /* 0: off */
 		if ((rc = set_seconds(f, v, 0, 31536000, &x)))
 			return rc;
 		if (x != 0 && x < FW_XFACTOR_MIN_RUNTIME)
 			return usage_error("--xfactor-cap %s: 0 (submit order) or at least 60 seconds", v);
 		return c->o.xfactor_cap_s = x ? x : -1, 0;
-	} else if (!strcmp(f, "--reserve-depth")) /* 0: none */
+	}
+	return -1;
+}
+
+/* The policy's shape: its list, tick rule, depths, backfill, budget,
+ * usage half-life, model maps, racks and slices; 0, 2 (usage error) or
+ * -1 (not one). */
+static int policy_flag(struct cli *c, const char *f, const char *v)
+{
+	int64_t x = 0;
+	int rc;
+
+	if (!strcmp(f, "--policies"))
+		return parse_policies(c, v);
+	if (!strcmp(f, "--tick-rule"))
+		return parse_rule(c, v);
+	if (!strcmp(f, "--reserve-depth")) /* 0: none */
 		return (rc = set_count(f, v, FW_RESERVE_DEPTH_MAX, &x)) ? rc
 			: (c->o.reserve_depth = x ? (int32_t)x : -1, 0);
-	else if (!strcmp(f, "--estimate-depth")) /* 0: none */
+	if (!strcmp(f, "--estimate-depth")) /* 0: none */
 		return (rc = set_count(f, v, FW_ESTIMATE_DEPTH_MAX, &x)) ? rc
 			: (c->o.estimate_depth = x ? (int32_t)x : -1, 0);
-	else if (!strcmp(f, "--backfill")) {
+	if (!strcmp(f, "--backfill")) {
 		if (strcmp(v, "easy") && strcmp(v, "conservative"))
 			return usage_error("--backfill '%s': use easy or conservative", v);
-		c->o.backfill_conservative = !strcmp(v, "conservative");
-	} else if (!strcmp(f, "--racks"))
+		return c->o.backfill_conservative = !strcmp(v, "conservative"), 0;
+	}
+	if (!strcmp(f, "--gpu-hour-budget"))
+		return parse_budget(v, &c->o.gpu_hour_budget) == 0 ? 0
+			: usage_error("%s '%s': expected GPU-hours from 0 (none) to %.0f, e.g. 500 or 0.5", f, v,
+				      FW_BUDGET_MAX_GPU_H);
+	if (!strcmp(f, "--usage-half-life"))
+		return set_half_life(c, v);
+	if (!strcmp(f, "--model-limits"))
+		return parse_model_map(c, v, MAP_LIMITS);
+	if (!strcmp(f, "--model-deserved"))
+		return parse_model_map(c, v, MAP_DESERVED);
+	if (!strcmp(f, "--name-models"))
+		return parse_model_map(c, v, MAP_NAMES);
+	return -1;
+}
+
+/* One flag with its value (NULL for switches).  Returns 0, 1 (switch:
+ * value not consumed) or the exit status 2. */
+static int one_flag(struct cli *c, const char *f, const char *v)
+{
+	static const char *const known[] = { "--config", "--skip-bad-rows", "--tick-rule", "--trace",
+		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
+		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
+		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share", "--budget-safe",
+		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
+		"--backfill", "--reserve-depth", "--estimate-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
+		"--checkpoint-grace", "--slices", "--max-runtime", "--gpu-hour-budget", "--usage-half-life", NULL };
+	int i = 0, rc;
+	int64_t x = 0;
+	char hint[96];
+
+	while (known[i] && strcmp(known[i], f))
+		i++;
+	if (!known[i])
+		return usage_error("unknown option '%s'%s", f, fw_cli_hint(f, known, hint, sizeof hint));
+	if ((rc = switch_flag(c, f)) >= 0)
+		return rc;
+	if (!v || !*v)
+		return usage_error("%s needs a value", f);
+	if ((rc = fleet_flag(c, f, v)) >= 0 || (rc = failure_flag(c, f, v)) >= 0 || (rc = path_flag(c, f, v)) >= 0 ||
+	    (rc = seconds_flag(c, f, v)) >= 0 || (rc = policy_flag(c, f, v)) >= 0)
+		return rc;
+	if (!strcmp(f, "--nodes"))
+		return parse_nodes(c, v);
+	if (!strcmp(f, "--racks"))
 		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->o.nodes_per_rack = (int32_t)x, 0);
-	else if (!strcmp(f, "--slices"))
+	if (!strcmp(f, "--slices"))
 		return set_slices(c, v);
-	else
-		return usage_error("unknown option '%s'", f);
-	return 0;
+	return usage_error("unknown option '%s'", f);
 }
 
 /* --min-runtime and --checkpoint-grace shape evictions for a preemptor,

@@ -172,12 +172,9 @@ static int whole(const char *flag, const char *v, double lo, double hi, double *
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct cli *c)
+/* The defaults every run starts from; FAIRWAY_TRACES names the traces. */
+static void cli_defaults(struct cli *c)
 {
-	static const char *const bare[] = { "--help", "-h", "--no-cluster03", "--no-sensitivity", NULL };
-	double x = 0; /* num() leaves it alone on a bad value; parse() then returns 2 */
-	int rc = 0;
-
 	memset(c, 0, sizeof *c);
 	c->seeds = 5;
 	c->holdout = 25;
@@ -194,6 +191,126 @@ static int parse(int argc, char **argv, struct cli *c)
 	c->traces = "../shared/traces";
 	if (getenv("FAIRWAY_TRACES") && *getenv("FAIRWAY_TRACES"))
 		c->traces = getenv("FAIRWAY_TRACES"), c->traces_from = "FAIRWAY_TRACES=";
+}
+
+/* The flags without a value: true when a is one (--help exits). */
+static bool bare_flag(struct cli *c, const char *a)
+{
+	if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		usage(stdout);
+		exit(0);
+	}
+	if (!strcmp(a, "--no-cluster03"))
+		return c->cluster03 = false, true;
+	if (!strcmp(a, "--no-sensitivity"))
+		return c->sensitivity = false, true;
+	return false;
+}
+
+/* The run's own flags (paths, seeds, the fleet's size and load, restart
+ * cost, holdout, lemon gang): 0, 2 (bad value) or -1 (not one). */
+static int run_flag(struct cli *c, const char *a, const char *v)
+{
+	double x = 0; /* num() leaves it alone on a bad value; parse() then returns 2 */
+	int rc;
+
+	if (!strcmp(a, "--out") && v)
+		c->out = v, rc = 0;
+	else if (!strcmp(a, "--traces") && v)
+		c->traces = v, c->traces_from = "--traces ", rc = 0;
+	else if (!strcmp(a, "--seeds"))
+		rc = whole(a, v, 1, 100, &x), c->seeds = (int)x;
+	else if (!strcmp(a, "--days"))
+		rc = num(a, v, 1, 365, &x), c->fleet.span_s = (int64_t)(x * DAY);
+	else if (!strcmp(a, "--nodes"))
+		rc = whole(a, v, 1, 100000, &x), c->fleet.nodes = (int32_t)x;
+	else if (!strcmp(a, "--load"))
+		rc = num(a, v, 0.01, 2, &c->fleet.load);
+	else if (!strcmp(a, "--restart"))
+		rc = whole(a, v, 0, 7 * DAY, &x), c->restart_s = (int64_t)x;
+	else if (!strcmp(a, "--holdout"))
+		rc = whole(a, v, 0, 100, &x), c->holdout = (int)x;
+	else if (!strcmp(a, "--lemon-gang"))
+		rc = whole(a, v, 1, 1 << 20, &x), c->lemon_gang = (int32_t)x;
+	else
+		rc = -1;
+	return rc;
+}
+
+/* The failure models' flags (node failures, silent faults, GPU faults,
+ * flaps): 0, 2 (bad value) or -1 (not one). */
+static int fault_flag(struct cli *c, const char *a, const char *v)
+{
+	double x = 0;
+	int rc;
+
+	if (!strcmp(a, "--rate"))
+		rc = num(a, v, 0, 1000, &c->fail.rate_per_1000);
+	else if (!strcmp(a, "--flaky"))
+		rc = num(a, v, 0, 1, &c->fail.flaky_fraction);
+	else if (!strcmp(a, "--history"))
+		rc = num(a, v, 0, 3650, &x), c->fail.history_s = (int64_t)(x * DAY);
+	else if (!strcmp(a, "--repair"))
+		rc = whole(a, v, 0, 30 * DAY, &x), c->fail.repair_s = (int64_t)x;
+	else if (!strcmp(a, "--silent"))
+		rc = num(a, v, 0, 1, &c->silent.fraction);
+	else if (!strcmp(a, "--detect"))
+		rc = whole(a, v, 0, 30 * DAY, &x), c->silent.detect_s = (int64_t)x;
+	else if (!strcmp(a, "--crash"))
+		rc = whole(a, v, 1, DAY, &x), c->silent.crash_s = (int64_t)x;
+	else if (!strcmp(a, "--gpu-faults"))
+		rc = num(a, v, 0, 1, &c->gpu.fraction);
+	else if (!strcmp(a, "--gpu-repair"))
+		rc = whole(a, v, 1, 365 * DAY, &x), c->gpu.repair_s = (int64_t)x;
+	else if (!strcmp(a, "--flaps"))
+		rc = num(a, v, 0, 100000, &c->flap.rate_per_1000);
+	else if (!strcmp(a, "--flap-down"))
+		rc = whole(a, v, 1, DAY, &x), c->flap.down_s = (int64_t)x;
+	else
+		rc = -1;
+	return rc;
+}
+
+/* The health rules' flags (probation, flap and lemon rules): 0, 2 (bad
+ * value) or -1 (not one). */
+static int health_flag(struct cli *c, const char *a, const char *v)
+{
+	double x = 0;
+	int rc;
+
+	if (!strcmp(a, "--probation"))
+		rc = whole(a, v, 0, 365 * DAY, &x), c->health.probation_s = (int64_t)x;
+	else if (!strcmp(a, "--flap-window"))
+		rc = whole(a, v, 1, 365 * DAY, &x), c->health.flap_window_s = (int64_t)x;
+	else if (!strcmp(a, "--flap-hold"))
+		rc = whole(a, v, 0, 365 * DAY, &x), c->health.flap_hold_s = (int64_t)x;
+	else if (!strcmp(a, "--lemon-window"))
+		rc = whole(a, v, 1, 365 * DAY, &x), c->health.lemon_window_s = (int64_t)x;
+	else if (!strcmp(a, "--lemon-threshold"))
+		rc = whole(a, v, 0, FW_HEALTH_INCIDENTS, &x), c->health.lemon_threshold = (int32_t)x;
+	else if (!strcmp(a, "--flap-threshold"))
+		rc = whole(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
+	else
+		rc = -1;
+	return rc;
+}
+
+static int unknown_flag(const char *a)
+{
+	static const char *const known[] = { "--crash", "--days", "--detect", "--flaky", "--flap-down", "--flap-hold", "--flap-threshold", "--flap-window", "--flaps", "--gpu-faults", "--gpu-repair", "--help", "--history", "--holdout", "--lemon-gang", "--lemon-threshold", "--lemon-window", "--load", "--no-sensitivity", "--nodes", "--out", "--probation", "--rate", "--repair", "--restart", "--seeds", "--silent", "--traces", NULL };
+	char hint[96];
+
+	fprintf(stderr, "fairway-health-sim: unknown or incomplete option \"%s\"%s; see --help\n", a,
+		fw_cli_hint(a, known, hint, sizeof hint));
+	return 2;
+}
+
+static int parse(int argc, char **argv, struct cli *c)
+{
+	static const char *const bare[] = { "--help", "-h", "--no-cluster03", "--no-sensitivity", NULL };
+	int rc = 0;
+
+	cli_defaults(c);
 	for (int i = 1; i < argc && !rc; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		const char *a = argv[i], *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
@@ -202,74 +319,10 @@ static int parse(int argc, char **argv, struct cli *c)
 			fprintf(stderr, "fairway-health-sim: %s; see --help\n", why);
 			return 2;
 		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			exit(0);
-		} else if (!strcmp(a, "--no-cluster03")) {
-			c->cluster03 = false;
+		if (bare_flag(c, a))
 			continue;
-		} else if (!strcmp(a, "--no-sensitivity")) {
-			c->sensitivity = false;
-			continue;
-		} else if (!strcmp(a, "--out") && v) {
-			c->out = v;
-		} else if (!strcmp(a, "--traces") && v) {
-			c->traces = v, c->traces_from = "--traces ";
-		} else if (!strcmp(a, "--seeds")) {
-			rc = whole(a, v, 1, 100, &x), c->seeds = (int)x;
-		} else if (!strcmp(a, "--days")) {
-			rc = num(a, v, 1, 365, &x), c->fleet.span_s = (int64_t)(x * DAY);
-		} else if (!strcmp(a, "--nodes")) {
-			rc = whole(a, v, 1, 100000, &x), c->fleet.nodes = (int32_t)x;
-		} else if (!strcmp(a, "--load")) {
-			rc = num(a, v, 0.01, 2, &c->fleet.load);
-		} else if (!strcmp(a, "--rate")) {
-			rc = num(a, v, 0, 1000, &c->fail.rate_per_1000);
-		} else if (!strcmp(a, "--flaky")) {
-			rc = num(a, v, 0, 1, &c->fail.flaky_fraction);
-		} else if (!strcmp(a, "--history")) {
-			rc = num(a, v, 0, 3650, &x), c->fail.history_s = (int64_t)(x * DAY);
-		} else if (!strcmp(a, "--restart")) {
-			rc = whole(a, v, 0, 7 * DAY, &x), c->restart_s = (int64_t)x;
-		} else if (!strcmp(a, "--repair")) {
-			rc = whole(a, v, 0, 30 * DAY, &x), c->fail.repair_s = (int64_t)x;
-		} else if (!strcmp(a, "--probation")) {
-			rc = whole(a, v, 0, 365 * DAY, &x), c->health.probation_s = (int64_t)x;
-		} else if (!strcmp(a, "--flap-window")) {
-			rc = whole(a, v, 1, 365 * DAY, &x), c->health.flap_window_s = (int64_t)x;
-		} else if (!strcmp(a, "--flap-hold")) {
-			rc = whole(a, v, 0, 365 * DAY, &x), c->health.flap_hold_s = (int64_t)x;
-		} else if (!strcmp(a, "--lemon-window")) {
-			rc = whole(a, v, 1, 365 * DAY, &x), c->health.lemon_window_s = (int64_t)x;
-		} else if (!strcmp(a, "--lemon-threshold")) {
-			rc = whole(a, v, 0, FW_HEALTH_INCIDENTS, &x), c->health.lemon_threshold = (int32_t)x;
-		} else if (!strcmp(a, "--lemon-gang")) {
-			rc = whole(a, v, 1, 1 << 20, &x), c->lemon_gang = (int32_t)x;
-		} else if (!strcmp(a, "--holdout")) {
-			rc = whole(a, v, 0, 100, &x), c->holdout = (int)x;
-		} else if (!strcmp(a, "--silent")) {
-			rc = num(a, v, 0, 1, &c->silent.fraction);
-		} else if (!strcmp(a, "--detect")) {
-			rc = whole(a, v, 0, 30 * DAY, &x), c->silent.detect_s = (int64_t)x;
-		} else if (!strcmp(a, "--crash")) {
-			rc = whole(a, v, 1, DAY, &x), c->silent.crash_s = (int64_t)x;
-		} else if (!strcmp(a, "--gpu-faults")) {
-			rc = num(a, v, 0, 1, &c->gpu.fraction);
-		} else if (!strcmp(a, "--gpu-repair")) {
-			rc = whole(a, v, 1, 365 * DAY, &x), c->gpu.repair_s = (int64_t)x;
-		} else if (!strcmp(a, "--flaps")) {
-			rc = num(a, v, 0, 100000, &c->flap.rate_per_1000);
-		} else if (!strcmp(a, "--flap-down")) {
-			rc = whole(a, v, 1, DAY, &x), c->flap.down_s = (int64_t)x;
-		} else if (!strcmp(a, "--flap-threshold")) {
-			rc = whole(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
-		} else {
-			static const char *const known[] = { "--crash", "--days", "--detect", "--flaky", "--flap-down", "--flap-hold", "--flap-threshold", "--flap-window", "--flaps", "--gpu-faults", "--gpu-repair", "--help", "--history", "--holdout", "--lemon-gang", "--lemon-threshold", "--lemon-window", "--load", "--no-sensitivity", "--nodes", "--out", "--probation", "--rate", "--repair", "--restart", "--seeds", "--silent", "--traces", NULL };
-			char hint[96];
-			fprintf(stderr, "fairway-health-sim: unknown or incomplete option \"%s\"%s; see --help\n", a,
-				fw_cli_hint(a, known, hint, sizeof hint));
-			return 2;
-		}
+		if ((rc = run_flag(c, a, v)) < 0 && (rc = fault_flag(c, a, v)) < 0 && (rc = health_flag(c, a, v)) < 0)
+			return unknown_flag(a);
 		i += !eq; /* the value was the next word */
 	}
 	return rc;

@@ -209,6 +209,72 @@ static void job_metrics(const struct fw_trace *t, const struct fw_sim_result *r,
 	m->jct_mean = m->finished ? jct / (double)m->finished : NAN;
 }
 
+/* The failures as the scheduler sees them: GPU faults as that GPU's
+ * (or, without the agent, the node's) and, blind to silent faults, those
+ * as crashes; *view and *gview hold the copies made. */
+static int seen_failures(const struct fw_health_run *run, const struct fw_sim_failure **fails, size_t *nfails,
+			 struct fw_sim_failure **view, struct fw_sim_failure **gview)
+{
+	int rc;
+
+	if (run->gpu.fraction > 0) {
+		if ((rc = fw_failure_gpu_view(*fails, *nfails, &run->gpu, run->aware && !run->no_agent, gview,
+					      nfails)) != FW_OK)
+			return rc;
+		*fails = *gview;
+	}
+	if ((!run->aware || run->no_agent) && run->silent.fraction > 0) {
+		if ((rc = fw_failure_blind_view(*fails, *nfails, &run->silent, view, nfails)) != FW_OK) {
+			free(*gview);
+			return rc;
+		}
+		*fails = *view;
+	}
+	return FW_OK;
+}
+
+static void tracker_setup(struct fw_health_tracker *k, const struct fw_trace *t, const struct fw_health_run *run,
+			  const struct fw_sim_failure *fails, size_t nfails)
+{
+	memset(k, 0, sizeof *k);
+	k->aware = run->aware;
+	k->no_agent = run->no_agent;
+	k->cfg = run->cfg;
+	k->checkpoint_s = FW_SIM_CHECKPOINT_S;
+	k->restart_s = run->restart_s;
+	k->flaky = run->flaky;
+	k->trace = t;
+	k->v = fails;
+	k->n = nfails;
+}
+
+/* The fairway policy on nodes x gpus, with the tracker's hooks and the
+ * scripted failures. */
+static void replay_opts(struct fw_sim_opts *o, int32_t nodes, int32_t gpus, const struct fw_health_run *run,
+			struct fw_sim_hooks *h, struct fw_sim_failures *f)
+{
+	fw_sim_opts_default(o);
+	o->policy = "fairway";
+	o->nodes = nodes;
+	o->gpus_per_node = gpus;
+	o->hooks = h;
+	o->next_wake = fw_health_tracker_next_wake;
+	o->lemon_gang_gpus = run->lemon_gang_gpus;
+	o->failures = f;
+}
+
+/* The fleet's numbers once the replay's runs are accumulated. */
+static void fleet_metrics(const struct fw_sim_result *r, const struct fw_health_tracker *k, double busy,
+			  double gpu_s, struct fw_health_metrics *m)
+{
+	m->occupancy = busy / gpu_s;
+	m->failures = r->failures;
+	m->failure_hits = r->failure_hits;
+	m->suspect_nodes_mean = k->ticks ? (double)k->suspect_node_ticks / (double)k->ticks : 0;
+	m->lemon_nodes_mean = k->ticks ? (double)k->lemon_node_ticks / (double)k->ticks : 0;
+	m->wall_s = r->wall_s;
+}
+
 int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int64_t window_s,
 		     const struct fw_sim_failure *fails, size_t nfails,
 		     const struct fw_health_run *run, struct fw_health_metrics *m, struct fw_diag *d)
@@ -227,29 +293,9 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 	int rc;
 
 	memset(m, 0, sizeof *m);
-	memset(&k, 0, sizeof k);
-	if (run->gpu.fraction > 0) {
-		if ((rc = fw_failure_gpu_view(fails, nfails, &run->gpu, run->aware && !run->no_agent, &gview,
-					      &nfails)) != FW_OK)
-			return rc;
-		fails = gview;
-	}
-	if ((!run->aware || run->no_agent) && run->silent.fraction > 0) {
-		if ((rc = fw_failure_blind_view(fails, nfails, &run->silent, &view, &nfails)) != FW_OK) {
-			free(gview);
-			return rc;
-		}
-		fails = view;
-	}
-	k.aware = run->aware;
-	k.no_agent = run->no_agent;
-	k.cfg = run->cfg;
-	k.checkpoint_s = FW_SIM_CHECKPOINT_S;
-	k.restart_s = run->restart_s;
-	k.flaky = run->flaky;
-	k.trace = t;
-	k.v = fails;
-	k.n = nfails;
+	if ((rc = seen_failures(run, &fails, &nfails, &view, &gview)) != FW_OK)
+		return rc;
+	tracker_setup(&k, t, run, fails, nfails);
 	if ((rc = fw_health_tracker_init(&k, nodes)) != FW_OK ||
 	    (rc = fw_failure_replay_list(fails, nfails, &now_on, &nnow)) != FW_OK) {
 		fw_health_tracker_free(&k);
@@ -261,24 +307,12 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 	sc.v = now_on;
 	sc.n = nnow;
 	fw_health_tracker_hooks(&k, &h);
-	fw_sim_opts_default(&o);
-	o.policy = "fairway";
-	o.nodes = nodes;
-	o.gpus_per_node = gpus;
-	o.hooks = &h;
-	o.next_wake = fw_health_tracker_next_wake;
-	o.lemon_gang_gpus = run->lemon_gang_gpus;
-	o.failures = &f;
+	replay_opts(&o, nodes, gpus, run, &h, &f);
 	fw_teams_builtin(&teams);
 	rc = fw_sim_run_trace(t, &teams, &o, &r, d);
 	if (rc == FW_OK && (rc = accumulate_runs(t, &r, window_s, &a, &busy)) == FW_OK) {
 		job_metrics(t, &r, &k, &a, m);
-		m->occupancy = busy / ((double)nodes * gpus * (double)window_s);
-		m->failures = r.failures;
-		m->failure_hits = r.failure_hits;
-		m->suspect_nodes_mean = k.ticks ? (double)k.suspect_node_ticks / (double)k.ticks : 0;
-		m->lemon_nodes_mean = k.ticks ? (double)k.lemon_node_ticks / (double)k.ticks : 0;
-		m->wall_s = r.wall_s;
+		fleet_metrics(&r, &k, busy, (double)nodes * gpus * (double)window_s, m);
 	}
 	free(a.ran);
 	free(a.last);

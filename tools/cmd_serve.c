@@ -162,99 +162,154 @@ static bool known_flag(const char *a)
 	return false;
 }
 
+/* The listen address and the --backend-opt list the options point to. */
+static char serve_host[256] = "127.0.0.1";
+static char serve_bopts[2048];
+
+/* --help, --routes and a word that is no flag: -1 to go on, else the
+ * exit status. */
+static int early_arg(const char *a, const char *eq)
+{
+	if (eq && (!strcmp(a, "--help") || !strcmp(a, "--routes")))
+		return fw_cli_usage_error("serve", "%s takes no value", a);
+	if (a[0] != '-' || !a[1])
+		return fw_cli_usage_error("serve", "unexpected argument '%s' (`fairway serve` takes only flags)", a);
+	if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		fputs(serve_usage, stdout);
+		puts("\nbackends:");
+		list_backends(stdout);
+		return 0;
+	}
+	if (!strcmp(a, "--routes")) {
+		fw_serve_print_routes(stdout);
+		return 0;
+	}
+	return -1;
+}
+
+/* A flag without a value: the usage error's exit status; -1 when it has
+ * one. */
+static int no_value(const char *a, const char *eq, const char *v)
+{
+	char hint[96];
+
+	if (v && *v)
+		return -1;
+	if (known_flag(a))
+		return fw_cli_usage_error("serve", "%s needs a value (%s)", a,
+					  eq ? "none after the =" : "none follows it");
+	return fw_cli_usage_error("serve", "unknown option '%s'%s", a,
+				  fw_cli_hint(a, serve_flags, hint, sizeof hint));
+}
+
+static int listen_flag(struct fw_serve_opts *o, const char *v)
+{
+	struct in_addr ip;
+
+	if (parse_listen(v, serve_host, sizeof serve_host, &o->port))
+		return fw_cli_usage_error("serve", "--listen '%s': expected HOST:PORT, e.g. 127.0.0.1:8642", v);
+	if (inet_pton(AF_INET, serve_host, &ip) != 1)
+		return fw_cli_usage_error("serve", "--listen '%s': '%s' is not an IPv4 address (e.g. 127.0.0.1)",
+					  v, serve_host);
+	return 0;
+}
+
+static int backend_flag(struct fw_serve_opts *o, const char *v)
+{
+	if (!(o->backend = fw_backend_find(v))) {
+		fprintf(stderr, "fairway serve: error: --backend '%s': unknown backend; these are built in:\n",
+			v);
+		list_backends(stderr);
+		fputs("run `fairway serve --help` for usage\n", stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* The flags whose value is checked: 0, 2 (usage error) or -1 (not one). */
+static int checked_flag(struct fw_serve_opts *o, const char *a, const char *v)
+{
+	char hint[96];
+
+	if (!strcmp(a, "--listen"))
+		return listen_flag(o, v);
+	if (!strcmp(a, "--backend"))
+		return backend_flag(o, v);
+	if (!strcmp(a, "--period")) {
+		if ((o->period_s = parse_period(v)) <= 0 || o->period_s > 3600)
+			return fw_cli_usage_error("serve", "--period '%s': expected a duration like 1s, 500ms or 1m (at most 1h)", v);
+	} else if (!strcmp(a, "--backend-opt")) {
+		if (add_backend_opt(serve_bopts, sizeof serve_bopts, v))
+			return fw_cli_usage_error("serve", "--backend-opt '%s': expected KEY=VALUE (at most %zu bytes in all)",
+						  v, sizeof serve_bopts - 1);
+		o->backend_opts = serve_bopts;
+	} else if (!strcmp(a, "--policy")) {
+		if (!fw_policy_find(v))
+			return fw_cli_usage_error("serve", "--policy '%s': unknown policy%s (try `fairway policies`)", v,
+						  fw_cli_hint(v, fw_policy_names(), hint, sizeof hint));
+		o->policy = v;
+	} else if (!strcmp(a, "--sync")) {
+		if (strcmp(v, "full") && strcmp(v, "normal"))
+			return fw_cli_usage_error("serve", "--sync '%s': expected normal or full", v);
+		o->sync_full = !strcmp(v, "full");
+	} else if (!strcmp(a, "--log-keep")) {
+		if ((o->log_keep_s = parse_keep(v)) < 0)
+			return fw_cli_usage_error("serve",
+						  "--log-keep '%s': expected a whole number of seconds or a "
+						  "DURATION like 30d, 12h or 90m, at most 3650d (0 keeps every row)",
+						  v);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* One flag with its value: 0 or the usage error's exit status. */
+static int value_flag(struct fw_serve_opts *o, const char *a, const char *v)
+{
+	char hint[96];
+	int rc;
+
+	if (!strcmp(a, "--config"))
+		o->config_path = v;
+	else if (!strcmp(a, "--state"))
+		o->state_dir = v;
+	else if (!strcmp(a, "--token-file"))
+		o->token_file = v;
+	else if (!strcmp(a, "--agent-token-file"))
+		o->agent_token_file = v;
+	else if (!strcmp(a, "--port-file"))
+		o->port_file = v;
+	else if ((rc = checked_flag(o, a, v)) >= 0)
+		return rc;
+	else
+		return fw_cli_usage_error("serve", "unknown option '%s'%s", a,
+					  fw_cli_hint(a, serve_flags, hint, sizeof hint));
+	return 0;
+}
+
 int fw_cmd_serve(int argc, char **argv)
 {
-	static char host[256] = "127.0.0.1";
-	static char bopts[2048];
 	struct fw_serve_opts o = {
 		.embedded_yaml = (const char *)fw_example_cluster,
 		.embedded_len = fw_example_cluster_len,
-		.listen_host = host,
+		.listen_host = serve_host,
 		.port = 8642,
 		.state_dir = "fairway-state",
 		.period_s = 1.0,
 		.backend = fw_backend_find("local"),
 	};
-	char hint[96];
+	int rc;
 
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i], *eq = fw_cli_split_eq(a);
 		const char *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
-		if (eq && (!strcmp(a, "--help") || !strcmp(a, "--routes")))
-			return fw_cli_usage_error("serve", "%s takes no value", a);
-		if (a[0] != '-' || !a[1])
-			return fw_cli_usage_error("serve", "unexpected argument '%s' (`fairway serve` takes only flags)", a);
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(serve_usage, stdout);
-			puts("\nbackends:");
-			list_backends(stdout);
-			return 0;
-		}
-		if (!strcmp(a, "--routes")) {
-			fw_serve_print_routes(stdout);
-			return 0;
-		}
-		if ((!v || !*v) && known_flag(a))
-			return fw_cli_usage_error("serve", "%s needs a value (%s)", a,
-						  eq ? "none after the =" : "none follows it");
-		if (!v || !*v)
-			return fw_cli_usage_error("serve", "unknown option '%s'%s", a,
-						  fw_cli_hint(a, serve_flags, hint, sizeof hint));
+		if ((rc = early_arg(a, eq)) >= 0 || (rc = no_value(a, eq, v)) >= 0)
+			return rc;
 		if (!eq)
 			i++;
-		if (!strcmp(a, "--config")) {
-			o.config_path = v;
-		} else if (!strcmp(a, "--listen")) {
-			struct in_addr ip;
-
-			if (parse_listen(v, host, sizeof host, &o.port))
-				return fw_cli_usage_error("serve", "--listen '%s': expected HOST:PORT, e.g. 127.0.0.1:8642", v);
-			if (inet_pton(AF_INET, host, &ip) != 1)
-				return fw_cli_usage_error("serve", "--listen '%s': '%s' is not an IPv4 address (e.g. 127.0.0.1)",
-							  v, host);
-		} else if (!strcmp(a, "--state")) {
-			o.state_dir = v;
-		} else if (!strcmp(a, "--token-file")) {
-			o.token_file = v;
-		} else if (!strcmp(a, "--agent-token-file")) {
-			o.agent_token_file = v;
-		} else if (!strcmp(a, "--period")) {
-			if ((o.period_s = parse_period(v)) <= 0 || o.period_s > 3600)
-				return fw_cli_usage_error("serve", "--period '%s': expected a duration like 1s, 500ms or 1m (at most 1h)", v);
-		} else if (!strcmp(a, "--backend")) {
-			if (!(o.backend = fw_backend_find(v))) {
-				fprintf(stderr, "fairway serve: error: --backend '%s': unknown backend; these are built in:\n",
-					v);
-				list_backends(stderr);
-				fputs("run `fairway serve --help` for usage\n", stderr);
-				return 2;
-			}
-		} else if (!strcmp(a, "--backend-opt")) {
-			if (add_backend_opt(bopts, sizeof bopts, v))
-				return fw_cli_usage_error("serve", "--backend-opt '%s': expected KEY=VALUE (at most %zu bytes in all)",
-							  v, sizeof bopts - 1);
-			o.backend_opts = bopts;
-		} else if (!strcmp(a, "--policy")) {
-			if (!fw_policy_find(v))
-				return fw_cli_usage_error("serve", "--policy '%s': unknown policy%s (try `fairway policies`)", v,
-							  fw_cli_hint(v, fw_policy_names(), hint, sizeof hint));
-			o.policy = v;
-		} else if (!strcmp(a, "--sync")) {
-			if (strcmp(v, "full") && strcmp(v, "normal"))
-				return fw_cli_usage_error("serve", "--sync '%s': expected normal or full", v);
-			o.sync_full = !strcmp(v, "full");
-		} else if (!strcmp(a, "--log-keep")) {
-			if ((o.log_keep_s = parse_keep(v)) < 0)
-				return fw_cli_usage_error("serve",
-							  "--log-keep '%s': expected a whole number of seconds or a "
-							  "DURATION like 30d, 12h or 90m, at most 3650d (0 keeps every row)",
-							  v);
-		} else if (!strcmp(a, "--port-file")) {
-			o.port_file = v;
-		} else {
-			return fw_cli_usage_error("serve", "unknown option '%s'%s", a,
-						  fw_cli_hint(a, serve_flags, hint, sizeof hint));
-		}
+		if ((rc = value_flag(&o, a, v)) != 0)
+			return rc;
 	}
 	return fw_serve_run(&o);
 }

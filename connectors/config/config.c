@@ -75,7 +75,13 @@ static int load_backfill(struct cfg *c, const yaml_node_t *m, struct fw_sched_co
 	return FW_OK;
 }
 
-static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
+/* scheduler:'s durations (in ms) and counts as read, -1 where absent;
+ * checked and converted once all are read. */
+struct sched_read {
+	int64_t half_life_ms, starve_ms, lemon_ms, lemon_k, hb_ms, depth, edepth, xf_ms, grace_ms;
+};
+
+static int read_scheduler(struct cfg *c, const yaml_node_t *m, struct fw_sched_config *sc, struct sched_read *r)
 {
 	static const char *const keys[] = { "usageHalfLife", "usageWeight",
 					    "maxStarts", "estimateStarts",
@@ -83,17 +89,10 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 					    "lemonThreshold", "heartbeatTimeout", "drainRunning", "starveAfter",
 					    "backfill", "reserveDepth", "estimateDepth", "xfactorCap", "userFairShare",
 					    "checkpointGrace", "budgetSafe", NULL };
-	struct fw_sched_config *sc = &c->s->config;
-	yaml_node_t *m = cfg_get(c, root, "scheduler");
-	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1, edepth = -1, xf_ms = -1, grace_ms = -1;
-	int rc = cfg_time(c, root, "", "now", &c->s->now);
+	int rc;
 
-	if (!rc && c->now_flag)
-		c->s->now = c->now; /* the file's now: is read, then replaced */
-	if (rc || !m)
-		return rc;
 	if ((rc = cfg_keys(c, m, "scheduler", keys)) ||
-	    (rc = cfg_duration(c, m, "scheduler", "usageHalfLife", &ms)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "usageHalfLife", &r->half_life_ms)) ||
 	    (rc = cfg_double(c, m, "scheduler", "usageWeight", 1e6,
 			     &sc->usage_weight)) ||
 	    (rc = cfg_int(c, m, "scheduler", "maxStarts", 0, INT32_MAX,
@@ -105,51 +104,81 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 			    &sc->suspect_gang_gpus)) ||
 	    (rc = cfg_int32(c, m, "scheduler", "lemonGangGpus", 1, INT32_MAX,
 			    &sc->lemon_gang_gpus)) ||
-	    (rc = cfg_duration(c, m, "scheduler", "lemonWindow", &lemon_ms)) ||
-	    (rc = cfg_int(c, m, "scheduler", "lemonThreshold", 0, FW_HEALTH_INCIDENTS, &lemon_k)) ||
-	    (rc = cfg_duration(c, m, "scheduler", "heartbeatTimeout", &hb_ms)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "lemonWindow", &r->lemon_ms)) ||
+	    (rc = cfg_int(c, m, "scheduler", "lemonThreshold", 0, FW_HEALTH_INCIDENTS, &r->lemon_k)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "heartbeatTimeout", &r->hb_ms)) ||
 	    (rc = load_drain_running(c, m, sc)) || (rc = load_backfill(c, m, sc)) ||
-	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)) ||
-	    (rc = cfg_int(c, m, "scheduler", "reserveDepth", 0, FW_RESERVE_DEPTH_MAX, &depth)) ||
-	    (rc = cfg_int(c, m, "scheduler", "estimateDepth", 0, FW_ESTIMATE_DEPTH_MAX, &edepth)) ||
-	    (rc = cfg_duration(c, m, "scheduler", "xfactorCap", &xf_ms)) ||
-	    (rc = cfg_duration(c, m, "scheduler", "checkpointGrace", &grace_ms)))
+	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &r->starve_ms)) ||
+	    (rc = cfg_int(c, m, "scheduler", "reserveDepth", 0, FW_RESERVE_DEPTH_MAX, &r->depth)) ||
+	    (rc = cfg_int(c, m, "scheduler", "estimateDepth", 0, FW_ESTIMATE_DEPTH_MAX, &r->edepth)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "xfactorCap", &r->xf_ms)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "checkpointGrace", &r->grace_ms)))
 		return rc;
-	if (grace_ms > (int64_t)FW_CHECKPOINT_GRACE_MAX * 1000)
+	return FW_OK;
+}
+
+/* checkpointGrace, xfactorCap, lemonWindow and heartbeatTimeout: range
+ * checked, then rounded up to whole seconds. */
+static int apply_times(struct cfg *c, const yaml_node_t *m, struct fw_sched_config *sc, const struct sched_read *r)
+{
+	if (r->grace_ms > (int64_t)FW_CHECKPOINT_GRACE_MAX * 1000)
 		return cfg_fail(c, cfg_get(c, m, "checkpointGrace"), FW_ERANGE, "scheduler.checkpointGrace",
 				"the grace must be at most 1d (an eviction waits at most this long for its "
 				"victims' checkpoints); use e.g. 10m, or 0 to evict at once");
-	if (grace_ms > 0)
-		sc->checkpoint_grace_s = (grace_ms + 999) / 1000;
-	if (xf_ms > 0 && (xf_ms < FW_XFACTOR_MIN_RUNTIME * 1000 || xf_ms > (int64_t)FW_XFACTOR_CAP_MAX * 1000))
+	if (r->grace_ms > 0)
+		sc->checkpoint_grace_s = (r->grace_ms + 999) / 1000;
+	if (r->xf_ms > 0 && (r->xf_ms < FW_XFACTOR_MIN_RUNTIME * 1000 || r->xf_ms > (int64_t)FW_XFACTOR_CAP_MAX * 1000))
 		return cfg_fail(c, cfg_get(c, m, "xfactorCap"), FW_ERANGE, "scheduler.xfactorCap",
 				"the cap must be from 1m (the shortest runtime the order assumes) to 365d; "
 				"use e.g. 6h, or 0 to order each queue's jobs by submit time");
-	if (xf_ms >= 0) /* 0: off (submit order); absent: the policy's */
-		sc->xfactor_cap_s = xf_ms == 0 ? -1 : (xf_ms + 999) / 1000;
-	if (lemon_ms == 0)
+	if (r->xf_ms >= 0) /* 0: off (submit order); absent: the policy's */
+		sc->xfactor_cap_s = r->xf_ms == 0 ? -1 : (r->xf_ms + 999) / 1000;
+	if (r->lemon_ms == 0)
 		return cfg_fail(c, cfg_get(c, m, "lemonWindow"), FW_ERANGE, "scheduler.lemonWindow",
 				"the window must be positive; use e.g. 120d, or lemonThreshold: 0 "
 				"to turn the lemon verdict off");
-	if (lemon_ms > 0)
-		sc->lemon_window_s = (lemon_ms + 999) / 1000;
-	if (hb_ms > 0) /* 0 or absent: off */
-		sc->heartbeat_s = (hb_ms + 999) / 1000;
-	if (lemon_k >= 0) /* 0: off */
-		sc->lemon_threshold = lemon_k == 0 ? -1 : (int32_t)lemon_k;
-	if (depth >= 0) /* 0: none; absent: the policy's */
-		sc->reserve_depth = depth == 0 ? -1 : (int32_t)depth;
-	if (edepth >= 0) /* 0: none; absent: FW_ESTIMATE_DEPTH_DEFAULT */
-		sc->estimate_depth = edepth == 0 ? -1 : (int32_t)edepth;
-	if (starve_ms >= 0) /* 0: off; absent: the policy's */
-		sc->starve_after_s = starve_ms == 0 ? -1 : (starve_ms + 999) / 1000;
-	if (ms == 0)
+	if (r->lemon_ms > 0)
+		sc->lemon_window_s = (r->lemon_ms + 999) / 1000;
+	if (r->hb_ms > 0) /* 0 or absent: off */
+		sc->heartbeat_s = (r->hb_ms + 999) / 1000;
+	return FW_OK;
+}
+
+/* lemonThreshold, reserveDepth, estimateDepth and starveAfter, where 0
+ * turns the rule off (-1 in the config). */
+static void apply_offs(struct fw_sched_config *sc, const struct sched_read *r)
+{
+	if (r->lemon_k >= 0) /* 0: off */
+		sc->lemon_threshold = r->lemon_k == 0 ? -1 : (int32_t)r->lemon_k;
+	if (r->depth >= 0) /* 0: none; absent: the policy's */
+		sc->reserve_depth = r->depth == 0 ? -1 : (int32_t)r->depth;
+	if (r->edepth >= 0) /* 0: none; absent: FW_ESTIMATE_DEPTH_DEFAULT */
+		sc->estimate_depth = r->edepth == 0 ? -1 : (int32_t)r->edepth;
+	if (r->starve_ms >= 0) /* 0: off; absent: the policy's */
+		sc->starve_after_s = r->starve_ms == 0 ? -1 : (r->starve_ms + 999) / 1000;
+}
+
+static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
+{
+	struct fw_sched_config *sc = &c->s->config;
+	yaml_node_t *m = cfg_get(c, root, "scheduler");
+	struct sched_read r = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	int rc = cfg_time(c, root, "", "now", &c->s->now);
+
+	if (!rc && c->now_flag)
+		c->s->now = c->now; /* the file's now: is read, then replaced */
+	if (rc || !m)
+		return rc;
+	if ((rc = read_scheduler(c, m, sc, &r)) || (rc = apply_times(c, m, sc, &r)))
+		return rc;
+	apply_offs(sc, &r);
+	if (r.half_life_ms == 0)
 		return cfg_fail(c, cfg_get(c, m, "usageHalfLife"), FW_ERANGE,
 				"scheduler.usageHalfLife",
 				"the half-life must be positive; use e.g. 7d "
 				"(a week), or usageWeight: 0 to ignore usage");
-	if (ms > 0)
-		sc->usage_half_life_s = (double)ms / 1000.0;
+	if (r.half_life_ms > 0)
+		sc->usage_half_life_s = (double)r.half_life_ms / 1000.0;
 	return FW_OK;
 }
 

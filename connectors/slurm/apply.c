@@ -977,17 +977,10 @@ static void no_node_text(const slurm_job_info_t *j, char *buf, size_t len)
 		snprintf(buf, len, "fairway: partition %.40s has no node fairway schedules: held", p);
 }
 
-void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
+/* What it asks that fairway does not read or cannot place: its account, GPUs,
+ * nodes, GPU form, --constraint, --exclusive or array task list. */
+static void request_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
 {
-	const char *w = fw__slurm_nodelist(j);
-	char when[32];
-
-	/* its user's hold first, whatever else would keep it: the comment
-	 * is job_submit.lua's record of that hold, kept as it is */
-	if (fw__slurm_user_held(j)) {
-		snprintf(buf, len, "%s", FW__USER_HOLD_TEXT);
-		return;
-	}
 	switch (o->why) {
 	case FW__ORPHAN_NO_QUEUE:
 		snprintf(buf, len, "fairway: account '%.60s' is no fairway queue: held", j->account ? j->account : "");
@@ -1008,12 +1001,29 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		snprintf(buf, len, "fairway: reads --constraint as features joined by &, | and ( ), not (%.60s): "
 			 "held (ask without [ ], counts *N, ! or commas)", j->features ? j->features : "");
 		break;
-	case FW__ORPHAN_NO_NODE:
-		no_node_text(j, buf, len);
-		break;
 	case FW__ORPHAN_EXCLUSIVE:
 		snprintf(buf, len, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "
 			 "CPUs and memory instead)");
+		break;
+	case FW__ORPHAN_ARRAY_LIST:
+		snprintf(buf, len, "fairway: reads an array's pending tasks as a list of N, N-M and N-M:S, not (%.60s): "
+			 "held (resubmit the tasks left as a new array)", j->array_task_str ? j->array_task_str : "");
+		break;
+	default:
+		break;
+	}
+}
+
+/* No node it may use: none left by its partitions, --exclude and
+ * --constraint, a -w that names one it may not use or not as many as it
+ * asks, or all of them reserved. */
+static void nodes_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
+{
+	const char *w = fw__slurm_nodelist(j);
+
+	switch (o->why) {
+	case FW__ORPHAN_NO_NODE:
+		no_node_text(j, buf, len);
 		break;
 	case FW__ORPHAN_NODELIST: /* "fairway: -w " would read as the -w record */
 		snprintf(buf, len, "fairway: its -w (%.60s) names a node that partition %.40s, --exclude or "
@@ -1032,6 +1042,17 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 			 "before its time limit would end: held until it is over (a shorter -t may fit before)",
 			 o->resv[0] ? o->resv : "?", o->m > 0 ? " or another" : "");
 		break;
+	default:
+		break;
+	}
+}
+
+/* Released for Slurm to start: into its reservation, once its
+ * dependency is met, where Slurm holds it back, or onto the nodes its
+ * heterogeneous job was planned on. */
+static void released_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
+{
+	switch (o->why) {
 	case FW__ORPHAN_TO_RESV:
 	case FW__ORPHAN_IN_RESV:
 		snprintf(buf, len, "fairway: asks for reservation %.60s: released into it; Slurm starts it there",
@@ -1048,14 +1069,19 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 			 fw__slurm_reason_name((uint16_t)o->n, why, sizeof why));
 		break;
 	}
-	case FW__ORPHAN_BEGIN:
-		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then",
-			 begin_text(j->eligible_time, when, sizeof when));
+	case FW__ORPHAN_HET_RELEASED:
+		snprintf(buf, len, "fairway: released onto %.60s, where other jobs run now; Slurm starts its "
+			 "heterogeneous job there once they end", j->req_nodes ? j->req_nodes : "");
 		break;
-	case FW__ORPHAN_ARRAY_LIST:
-		snprintf(buf, len, "fairway: reads an array's pending tasks as a list of N, N-M and N-M:S, not (%.60s): "
-			 "held (resubmit the tasks left as a new array)", j->array_task_str ? j->array_task_str : "");
+	default:
 		break;
+	}
+}
+
+/* A heterogeneous job fairway cannot plan whole. */
+static void het_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
+{
+	switch (o->why) {
 	case FW__ORPHAN_HET_SET:
 		snprintf(buf, len, "fairway: reads a heterogeneous job of at most %d components listed as N-M or "
 			 "N,M, not (%.60s): held", FW__HET_MAX, j->het_job_id_set ? j->het_job_id_set : "");
@@ -1078,13 +1104,72 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 			 "scontrol hold %u, then scontrol release %u, lets fairway plan it whole)", (unsigned)o->n,
 			 (unsigned)j->het_job_id, (unsigned)j->het_job_id, (unsigned)j->het_job_id);
 		break;
-	case FW__ORPHAN_HET_RELEASED:
-		snprintf(buf, len, "fairway: released onto %.60s, where other jobs run now; Slurm starts its "
-			 "heterogeneous job there once they end", j->req_nodes ? j->req_nodes : "");
+	default:
+		break;
+	}
+}
+
+/* Held until a time: its begin time, or one of its array's running tasks
+ * ending. */
+static void until_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
+{
+	char when[32];
+
+	switch (o->why) {
+	case FW__ORPHAN_BEGIN:
+		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then",
+			 begin_text(j->eligible_time, when, sizeof when));
 		break;
 	case FW__ORPHAN_THROTTLE:
 		snprintf(buf, len, "fairway: its array runs at most %d tasks at a time (%%%d) and as many run: "
 			 "held until one ends", (int)o->n, (int)o->n);
+		break;
+	default:
+		break;
+	}
+}
+
+void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
+{
+	/* its user's hold first, whatever else would keep it: the comment
+	 * is job_submit.lua's record of that hold, kept as it is */
+	if (fw__slurm_user_held(j)) {
+		snprintf(buf, len, "%s", FW__USER_HOLD_TEXT);
+		return;
+	}
+	switch (o->why) {
+	case FW__ORPHAN_NO_QUEUE:
+	case FW__ORPHAN_GPUS:
+	case FW__ORPHAN_NODES:
+	case FW__ORPHAN_GPU_FORM:
+	case FW__ORPHAN_CONSTRAINT:
+	case FW__ORPHAN_EXCLUSIVE:
+	case FW__ORPHAN_ARRAY_LIST:
+		request_text(o, j, buf, len);
+		break;
+	case FW__ORPHAN_NO_NODE:
+	case FW__ORPHAN_NODELIST:
+	case FW__ORPHAN_NODELIST_COUNT:
+	case FW__ORPHAN_RESERVED:
+		nodes_text(o, j, buf, len);
+		break;
+	case FW__ORPHAN_TO_RESV:
+	case FW__ORPHAN_IN_RESV:
+	case FW__ORPHAN_DEPENDENCY:
+	case FW__ORPHAN_SLURM_HOLD:
+	case FW__ORPHAN_HET_RELEASED:
+		released_text(o, j, buf, len);
+		break;
+	case FW__ORPHAN_HET_SET:
+	case FW__ORPHAN_HET_GROUPS:
+	case FW__ORPHAN_HET_MIXED:
+	case FW__ORPHAN_HET_OTHER:
+	case FW__ORPHAN_HET_PARTLY:
+		het_text(o, j, buf, len);
+		break;
+	case FW__ORPHAN_BEGIN:
+	case FW__ORPHAN_THROTTLE:
+		until_text(o, j, buf, len);
 		break;
 	}
 }
