@@ -13,8 +13,9 @@
  *      that ends before its bound gives the rest back), and per
  *      budget-short job the first second its run fits (fits_at, a
  *      bisection): its floor;
- *      0c. quota: per over-quota job, the first end event after which
- *      its queues' limits let it in (quota_at): its floor;
+ *      0c. quota: per over-quota job, and per other job under a limit,
+ *      the first end event after which its queues' limits let it in
+ *      beside the jobs before it (quota_at, quota_hold): its floor;
  *   1. sort out: a reserved job's estimate is its reservation's time (now
  *      + 1 for one at now); an over-quota job's is unknown when no end
  *      makes room under its limits (or under a model's limit, or a
@@ -689,10 +690,10 @@ static bool on_way_up(const struct fw_snapshot *s, int32_t q, int32_t a)
 #define QUOTA_DEPTH 64
 #define QUOTA_JOBS 256
 
-/* An over-quota job given a floor before (quota_at), in try order: it
- * is counted as holding its request from now until its floor plus its
- * runtime (for ever without one), so a job behind it under the same
- * limit is not expected in the room it takes first. */
+/* A waiting job under a limit given a floor before (quota_at), in the
+ * order of y->jobs: it is counted as holding its request from now until
+ * its floor plus its runtime (for ever without one), so a job behind it
+ * under the same limit is not expected in the room it takes first. */
 struct qhold {
 	fw_time end;
 	int32_t job;
@@ -860,6 +861,37 @@ static int quota_floor(struct est *e, int32_t i, const struct fw_pending *r)
 	return quota_hold(e, j, e->floor[i]);
 }
 
+/* Has queue q, or one on its way up, a limit? */
+static bool limited(const struct fw_snapshot *s, int32_t q)
+{
+	for (int32_t n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			if (s->queues[q].limit.v[k] != FW_UNLIMITED)
+				return true;
+	return false;
+}
+
+/* A waiting job r (at position i) that is not over quota but under a
+ * limit: the over-quota jobs and the others of such queues tried before
+ * it hold their room (quota_hold), so it is no sooner than when the
+ * limits let it in beside them (its floor, when later than now), and it
+ * holds its own room for the jobs behind it.  Under strict order the
+ * jobs behind the head (HEAD_OF_LINE) were never tried against the
+ * limit at all. */
+static int limit_floor(struct est *e, int32_t i, const struct fw_pending *r)
+{
+	struct cyc *y = e->y;
+	int32_t j = r->job;
+	fw_time at;
+
+	if (!limited(y->s, y->ji[j].queue) || e->nquota++ >= QUOTA_JOBS ||
+	    (at = quota_at(e, j)) == FW_TIME_UNKNOWN)
+		return FW_OK;
+	if (at > y->s->now)
+		e->floor[i] = at;
+	return quota_hold(e, j, not_now(y->s, at));
+}
+
 /* The shape of the job at position i of y->jobs: the allocate memo's
  * shape when it has one (no need to read the 576-byte job record). */
 static int32_t shape_at(struct est *e, int32_t i)
@@ -916,6 +948,8 @@ static int sort_out(struct est *e, int32_t n)
 		else if (over)
 			e->floor[i] = e->refill ? e->refill[y->ji[j].queue] : FW_TIME_UNKNOWN;
 		else if (quota && (rc = quota_floor(e, i, r)) != FW_OK)
+			return rc;
+		else if (!quota && (rc = limit_floor(e, i, r)) != FW_OK)
 			return rc;
 		if (quota && !e->floor[i]) {
 			quota_unknown(y, j, r);

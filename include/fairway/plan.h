@@ -90,7 +90,10 @@
  *     holding theirs from now until their own such time plus their
  *     runtime (lib/estimate.c quota_at); unknown (OVER_QUOTA) when a job
  *     with no expected end keeps the limit full, under a GPU-hour
- *     budget, or past the first 256 such jobs of the cycle.
+ *     budget, or past the first 256 such jobs of the cycle.  Any other
+ *     waiting job under a limit (HEAD_OF_LINE ones included, which were
+ *     never tried against it) is no sooner than that time either, and
+ *     holds its room for the jobs after it (limit_floor).
  *     Past the estimate depth, the estimate ignores the capacity that
  *     other waiting jobs, not yet reserved, will take first, but for
  *     jobs of its own shape; within it, it counts them as the cycles to
