@@ -660,15 +660,14 @@ static struct fw_res ev_use(const struct fw_snapshot *s, const struct ev *v)
 	return r;
 }
 
-/* How far need, beside what queue q holds less what has ended (gone),
- * passes q's limits: the largest excess over its resources, <= 0 when
- * it fits them all. */
-static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_res gone, struct fw_res need)
+/* How far need, beside what queue q holds, passes q's limits: the
+ * largest excess over its resources, <= 0 when it fits them all. */
+static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_res need)
 {
 	int64_t worst = INT64_MIN;
 
 	for (int k = 0; k < FW_RES_COUNT; k++) {
-		int64_t x = held.v[k] - gone.v[k] + need.v[k] - q->limit.v[k];
+		int64_t x = held.v[k] + need.v[k] - q->limit.v[k];
 		if (q->limit.v[k] != FW_UNLIMITED && x > worst)
 			worst = x;
 	}
@@ -699,31 +698,42 @@ struct qhold {
 	int32_t job;
 };
 
-/* The holders on queue a's subtree ending after time t: their requests
- * added to add (none ending: t = FW__NEVER - 1 counts them all). */
-static void holders_on(const struct est *e, int32_t a, fw_time t, struct fw_res *add)
+/* Take what job x holds (u) off the levels of chain[0 .. d) it is
+ * under, held[a] for chain[a]. */
+static void give_back(const struct fw_snapshot *s, int32_t x, struct fw_res u, const int32_t *chain, int32_t d,
+		      struct fw_res *held)
 {
-	const struct fw_snapshot *s = e->y->s;
-
-	for (int32_t h = 0; h < e->nqh; h++)
-		if (e->qh[h].end > t && on_way_up(s, s->jobs[e->qh[h].job].queue, a))
-			*add = fw_res_add(*add, fw_job_request(&s->jobs[e->qh[h].job]));
+	for (int32_t a = 0; a < d; a++)
+		if (on_way_up(s, s->jobs[x].queue, chain[a]))
+			for (int k = 0; k < FW_RES_COUNT; k++)
+				held[a].v[k] -= u.v[k];
 }
 
-/* Does need fit every limit of chain[0 .. d) at time t, after the end
- * events so far (gone) and with the holders still on? */
-static bool quota_fits(const struct est *e, const int32_t *chain, int32_t d, const struct fw_res *gone,
-		       struct fw_res need, fw_time t)
+/* Does need fit every limit of chain[0 .. d), beside held? */
+static bool quota_fits(const struct fw_snapshot *s, const int32_t *chain, int32_t d, const struct fw_res *held,
+		       struct fw_res need)
+{
+	for (int32_t a = 0; a < d; a++)
+		if (excess(&s->queues[chain[a]], held[a], need) > 0)
+			return false;
+	return true;
+}
+
+/* What chain[0 .. d) holds now: y->alloc plus the holders under each. */
+static struct fw_res *quota_held(const struct est *e, const int32_t *chain, int32_t d)
 {
 	const struct cyc *y = e->y;
+	struct fw_res *held = FW_ARENA_NEW(y->a, struct fw_res, d), neg;
 
-	for (int32_t a = 0; a < d; a++) {
-		struct fw_res held = y->alloc[chain[a]];
-		holders_on(e, chain[a], t, &held);
-		if (excess(&y->s->queues[chain[a]], held, gone[a], need) > 0)
-			return false;
+	for (int32_t a = 0; held && a < d; a++)
+		held[a] = y->alloc[chain[a]];
+	for (int32_t h = 0; held && h < e->nqh; h++) {
+		neg = fw_job_request(&y->s->jobs[e->qh[h].job]);
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			neg.v[k] = -neg.v[k];
+		give_back(y->s, e->qh[h].job, neg, chain, d, held);
 	}
-	return true;
+	return held;
 }
 
 /* The next end event next_end would give, without taking it. */
@@ -744,33 +754,31 @@ static fw_time quota_at(struct est *e, int32_t j)
 {
 	struct cyc *y = e->y;
 	const struct fw_snapshot *s = y->s;
-	struct fw_res need = fw_job_request(&s->jobs[j]), *gone;
+	struct fw_res need = fw_job_request(&s->jobs[j]), *held;
 	int32_t chain[QUOTA_DEPTH], d = 0, i = 0, k = 0, h = 0;
 	bool run;
 
 	for (int32_t q = s->jobs[j].queue; q >= 0 && d < QUOTA_DEPTH; q = s->queues[q].parent)
 		chain[d++] = q;
-	if (d == QUOTA_DEPTH || fw__resv_events(y) != FW_OK || !(gone = FW_ARENA_NEW(y->a, struct fw_res, d)))
+	if (d == QUOTA_DEPTH || fw__resv_events(y) != FW_OK || !(held = quota_held(e, chain, d)))
 		return FW_TIME_UNKNOWN;
-	if (quota_fits(e, chain, d, gone, need, s->now))
+	if (quota_fits(s, chain, d, held, need))
 		return s->now; /* the reclaim phase's evictions made room */
 	for (;;) {
 		const struct ev *v = peek_end(y, i, k);
 		fw_time t = v ? v->end : FW__NEVER;
 		if (h < e->nqh && e->qh[h].end < t) {
-			t = e->qh[h++].end;
+			t = e->qh[h].end;
+			give_back(s, e->qh[h].job, fw_job_request(&s->jobs[e->qh[h].job]), chain, d, held);
+			h++;
 		} else if (v) {
 			next_end(y, &i, &k, &run);
-			if (!(y->evicted && s->jobs[v->job].state == FW_JOB_RUNNING && y->evicted[v->job])) {
-				struct fw_res u = ev_use(s, v);
-				for (int32_t a = 0; a < d; a++)
-					if (on_way_up(s, s->jobs[v->job].queue, chain[a]))
-						gone[a] = fw_res_add(gone[a], u);
-			}
+			if (!(y->evicted && s->jobs[v->job].state == FW_JOB_RUNNING && y->evicted[v->job]))
+				give_back(s, v->job, ev_use(s, v), chain, d, held);
 		} else {
 			return FW_TIME_UNKNOWN;
 		}
-		if (quota_fits(e, chain, d, gone, need, t))
+		if (quota_fits(s, chain, d, held, need))
 			return t;
 	}
 }
