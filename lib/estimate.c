@@ -13,9 +13,13 @@
  *      that ends before its bound gives the rest back), and per
  *      budget-short job the first second its run fits (fits_at, a
  *      bisection): its floor;
+ *      0c. quota: per over-quota job, and per other job under a limit,
+ *      the first end event after which its queues' limits let it in
+ *      beside the jobs before it (quota_at, quota_hold): its floor;
  *   1. sort out: a reserved job's estimate is its reservation's time (now
- *      + 1 for one at now); an over-quota job's is unknown; every other
- *      job that did not start is
+ *      + 1 for one at now); an over-quota job's is unknown when no end
+ *      makes room under its limits (or under a model's limit, or a
+ *      budget); every other job that did not start is
  *      interned by shape (struct fw__shape), so 100,000 jobs become the few
  *      dozen or hundred shapes they share;
  *   2. walk:     one dry reservation walk for all shapes together (the
@@ -167,6 +171,9 @@ struct est {
 	 * shape the latest estimate of a held job of it, 0 = none */
 	fw_time *held;
 	fw_time *hfloor;
+	/* over-quota jobs with a floor, by end (quota_hold) */
+	struct qhold *qh;
+	int32_t nqh, qcap, nquota; /* nquota: quota_at's answers so far */
 };
 
 /* A sorted run of end events, consumed from the front. */
@@ -635,6 +642,173 @@ static fw_time short_at(struct est *e, int32_t j)
 	return t;
 }
 
+/* ---- step 0c: when an over-quota job's queues leave it room ---------- */
+
+/* What an end event gives back to its queues: its tasks' GPUs (milli),
+ * CPU and memory, as fw__job_use counts a running job's. */
+static struct fw_res ev_use(const struct fw_snapshot *s, const struct ev *v)
+{
+	const struct fw_job *job = &s->jobs[v->job];
+	struct fw_res r = fw_res_zero();
+
+	for (int32_t k = 0; k < v->ntasks; k++) {
+		const struct fw_task_alloc *a = &v->tasks[k];
+		r.v[FW_RES_GPU] += (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
+		r.v[FW_RES_CPU] += job->groups[a->group].cpu_milli;
+		r.v[FW_RES_MEM] += job->groups[a->group].mem_mib;
+	}
+	return r;
+}
+
+/* How far need, beside what queue q holds, passes q's limits: the
+ * largest excess over its resources, <= 0 when it fits them all. */
+static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_res need)
+{
+	int64_t worst = INT64_MIN;
+
+	for (int k = 0; k < FW_RES_COUNT; k++) {
+		int64_t x = held.v[k] + need.v[k] - q->limit.v[k];
+		if (q->limit.v[k] != FW_UNLIMITED && x > worst)
+			worst = x;
+	}
+	return worst == INT64_MIN ? 0 : worst;
+}
+
+/* Is queue a on queue q's way up (q itself included)? */
+static bool on_way_up(const struct fw_snapshot *s, int32_t q, int32_t a)
+{
+	for (int32_t n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
+		if (q == a)
+			return true;
+	return false;
+}
+
+/* The deepest queue chain quota_at follows, and the most over-quota
+ * jobs it answers per cycle (each walks the end events): past them the
+ * start stays unknown, as it was before (QA est-over-quota). */
+#define QUOTA_DEPTH 64
+#define QUOTA_JOBS 256
+
+/* A waiting job under a limit given a floor before (quota_at), in the
+ * order of y->jobs: it is counted as holding its request from now until
+ * its floor plus its runtime (for ever without one), so a job behind it
+ * under the same limit is not expected in the room it takes first. */
+struct qhold {
+	fw_time end;
+	int32_t job;
+};
+
+/* Take what job x holds (u) off the levels of chain[0 .. d) it is
+ * under, held[a] for chain[a]. */
+static void give_back(const struct fw_snapshot *s, int32_t x, struct fw_res u, const int32_t *chain, int32_t d,
+		      struct fw_res *held)
+{
+	for (int32_t a = 0; a < d; a++)
+		if (on_way_up(s, s->jobs[x].queue, chain[a]))
+			for (int k = 0; k < FW_RES_COUNT; k++)
+				held[a].v[k] -= u.v[k];
+}
+
+/* Does need fit every limit of chain[0 .. d), beside held? */
+static bool quota_fits(const struct fw_snapshot *s, const int32_t *chain, int32_t d, const struct fw_res *held,
+		       struct fw_res need)
+{
+	for (int32_t a = 0; a < d; a++)
+		if (excess(&s->queues[chain[a]], held[a], need) > 0)
+			return false;
+	return true;
+}
+
+/* What chain[0 .. d) holds now: y->alloc plus the holders under each. */
+static struct fw_res *quota_held(const struct est *e, const int32_t *chain, int32_t d)
+{
+	const struct cyc *y = e->y;
+	struct fw_res *held = FW_ARENA_NEW(y->a, struct fw_res, d), neg;
+
+	for (int32_t a = 0; held && a < d; a++)
+		held[a] = y->alloc[chain[a]];
+	for (int32_t h = 0; held && h < e->nqh; h++) {
+		neg = fw_job_request(&y->s->jobs[e->qh[h].job]);
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			neg.v[k] = -neg.v[k];
+		give_back(y->s, e->qh[h].job, neg, chain, d, held);
+	}
+	return held;
+}
+
+/* The next end event next_end would give, without taking it. */
+static const struct ev *peek_end(const struct cyc *y, int32_t i, int32_t k)
+{
+	bool run;
+
+	return next_end(y, &i, &k, &run);
+}
+
+/* Over-quota job j's floor (QA est-over-quota): the first end, in time
+ * order (running jobs', this cycle's starts', the holders' before it),
+ * after which no queue on its way up is passed by its request beside
+ * what the queue still holds (y->alloc less the ended jobs of its
+ * subtree, plus the holders).  FW_TIME_UNKNOWN when never: a job with no
+ * expected end holds the room for ever. */
+static fw_time quota_at(struct est *e, int32_t j)
+{
+	struct cyc *y = e->y;
+	const struct fw_snapshot *s = y->s;
+	struct fw_res need = fw_job_request(&s->jobs[j]), *held;
+	int32_t chain[QUOTA_DEPTH], d = 0, i = 0, k = 0, h = 0;
+	bool run;
+
+	for (int32_t q = s->jobs[j].queue; q >= 0 && d < QUOTA_DEPTH; q = s->queues[q].parent)
+		chain[d++] = q;
+	if (d == QUOTA_DEPTH || fw__resv_events(y) != FW_OK || !(held = quota_held(e, chain, d)))
+		return FW_TIME_UNKNOWN;
+	if (quota_fits(s, chain, d, held, need))
+		return s->now; /* the reclaim phase's evictions made room */
+	for (;;) {
+		const struct ev *v = peek_end(y, i, k);
+		fw_time t = v ? v->end : FW__NEVER;
+		if (h < e->nqh && e->qh[h].end < t) {
+			t = e->qh[h].end;
+			give_back(s, e->qh[h].job, fw_job_request(&s->jobs[e->qh[h].job]), chain, d, held);
+			h++;
+		} else if (v) {
+			next_end(y, &i, &k, &run);
+			if (!(y->evicted && s->jobs[v->job].state == FW_JOB_RUNNING && y->evicted[v->job]))
+				give_back(s, v->job, ev_use(s, v), chain, d, held);
+		} else {
+			return FW_TIME_UNKNOWN;
+		}
+		if (quota_fits(s, chain, d, held, need))
+			return t;
+	}
+}
+
+/* Hold over-quota job j, expected no sooner than at, in the holders
+ * (sorted by end), so the jobs behind it count its room as taken. */
+static int quota_hold(struct est *e, int32_t j, fw_time at)
+{
+	struct cyc *y = e->y;
+	fw_time rt = fw__runtime(y, &y->s->jobs[j]);
+	fw_time end = rt > 0 ? at + rt : FW__NEVER;
+	int32_t h;
+
+	if (e->nqh == e->qcap) {
+		int32_t cap = e->qcap ? 2 * e->qcap : 16;
+		struct qhold *q = FW_ARENA_NEW(y->a, struct qhold, (size_t)cap);
+		if (!q)
+			return FW_ENOMEM;
+		if (e->nqh)
+			memcpy(q, e->qh, (size_t)e->nqh * sizeof *q);
+		e->qh = q;
+		e->qcap = cap;
+	}
+	for (h = e->nqh; h > 0 && e->qh[h - 1].end > end; h--)
+		e->qh[h] = e->qh[h - 1];
+	e->qh[h] = (struct qhold){ end, j };
+	e->nqh++;
+	return FW_OK;
+}
+
 /* A waiting job's estimate, never now (fw__not_now).  A shape fits at
  * now in the walk only on room this plan frees without filling it: the
  * victims' room its preemptors left (the reclaim phase runs after
@@ -668,6 +842,62 @@ static void quota_unknown(const struct cyc *y, int32_t j, struct fw_pending *r)
 		set_unknown(r, FW_REASON_QUEUE_LIMIT, need, r->b);
 	else
 		set_unknown(r, r->reason, r->a, r->b);
+}
+
+/* Over-quota job r's floor (at position i of y->jobs): when its queues'
+ * limits let it in (quota_at), never now; it then holds its room for
+ * the jobs behind it (quota_hold).  0 (unknown) for a GPU model's limit,
+ * a limit it passes alone (QUEUE_LIMIT, quota_unknown) and under a
+ * GPU-hour budget, whose own rules would have to count too; 0 too past
+ * the first QUOTA_JOBS over-quota jobs of the cycle. */
+static int quota_floor(struct est *e, int32_t i, const struct fw_pending *r)
+{
+	const struct cyc *y = e->y;
+	int32_t q = FW_LIMIT_QUEUE(r->b), j = r->job;
+	int k = FW_LIMIT_RES(r->b);
+	fw_time at;
+
+	e->floor[i] = 0;
+	if (r->reason != FW_REASON_OVER_QUOTA || q < 0 || q >= y->s->nqueues ||
+	    fw_job_request(&y->s->jobs[j]).v[k] > y->s->queues[q].limit.v[k])
+		return FW_OK;
+	if (fw__over_budget(y, y->ji[j].queue, NULL) || (y->qleft && y->jneed[j] > 0) || e->nquota++ >= QUOTA_JOBS)
+		return FW_OK;
+	if ((at = quota_at(e, j)) == FW_TIME_UNKNOWN)
+		return FW_OK;
+	e->floor[i] = not_now(y->s, at);
+	return quota_hold(e, j, e->floor[i]);
+}
+
+/* Has queue q, or one on its way up, a limit? */
+static bool limited(const struct fw_snapshot *s, int32_t q)
+{
+	for (int32_t n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			if (s->queues[q].limit.v[k] != FW_UNLIMITED)
+				return true;
+	return false;
+}
+
+/* A waiting job r (at position i) that is not over quota but under a
+ * limit: the over-quota jobs and the others of such queues tried before
+ * it hold their room (quota_hold), so it is no sooner than when the
+ * limits let it in beside them (its floor, when later than now), and it
+ * holds its own room for the jobs behind it.  Under strict order the
+ * jobs behind the head (HEAD_OF_LINE) were never tried against the
+ * limit at all. */
+static int limit_floor(struct est *e, int32_t i, const struct fw_pending *r)
+{
+	struct cyc *y = e->y;
+	int32_t j = r->job;
+	fw_time at;
+
+	if (!limited(y->s, y->ji[j].queue) || e->nquota++ >= QUOTA_JOBS ||
+	    (at = quota_at(e, j)) == FW_TIME_UNKNOWN)
+		return FW_OK;
+	if (at > y->s->now)
+		e->floor[i] = at;
+	return quota_hold(e, j, not_now(y->s, at));
 }
 
 /* The shape of the job at position i of y->jobs: the allocate memo's
@@ -725,13 +955,17 @@ static int sort_out(struct est *e, int32_t n)
 			e->floor[i] = short_at(e, j);
 		else if (over)
 			e->floor[i] = e->refill ? e->refill[y->ji[j].queue] : FW_TIME_UNKNOWN;
-		if (quota) {
+		else if (quota && (rc = quota_floor(e, i, r)) != FW_OK)
+			return rc;
+		else if (!quota && (rc = limit_floor(e, i, r)) != FW_OK)
+			return rc;
+		if (quota && !e->floor[i]) {
 			quota_unknown(y, j, r);
 		} else if ((over || shrt) && e->floor[i] == FW_TIME_UNKNOWN) {
 			set_unknown(r, w->reason, w->a, w->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
 			return FW_ENOMEM;
-		} else if (!over && !shrt && r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
+		} else if (!quota && !over && !shrt && r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
 			   !y->reclaimed) {
 			/* it was tried this cycle and capacity only shrank
 			 * since: the shape does not fit at now (unless the

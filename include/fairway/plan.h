@@ -83,6 +83,17 @@
  *     (lib/estimate.c refill); unknown (OVER_BUDGET) when a job with no
  *     expected end keeps it above for ever.  The checker holds it to the
  *     soonest the usage alone could fall below.
+ *   - a job over a queue's limit (OVER_QUOTA, not QUEUE_LIMIT): no
+ *     sooner than the first expected end of a job under a queue on its
+ *     way up (running, or started by this plan) after which its request
+ *     fits every limit there, the over-quota jobs tried before it
+ *     holding theirs from now until their own such time plus their
+ *     runtime (lib/estimate.c quota_at); unknown (OVER_QUOTA) when a job
+ *     with no expected end keeps the limit full, under a GPU-hour
+ *     budget, or past the first 256 such jobs of the cycle.  Any other
+ *     waiting job under a limit (HEAD_OF_LINE ones included, which were
+ *     never tried against it) is no sooner than that time either, and
+ *     holds its room for the jobs after it (limit_floor).
  *     Past the estimate depth, the estimate ignores the capacity that
  *     other waiting jobs, not yet reserved, will take first, but for
  *     jobs of its own shape; within it, it counts them as the cycles to
@@ -90,7 +101,7 @@
  *     promise (a job that arrives later or ends sooner changes it).
  *     `ahead` counts the jobs ahead in its line still waiting.
  * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
- * job is over quota (OVER_QUOTA: a = the excess in the resource's unit,
+ * job is over quota and no end is known to make room (above; OVER_QUOTA: a = the excess in the resource's unit,
  * b = FW_LIMIT_ARG(the queue whose limit binds, the resource); QUEUE_LIMIT
  * when the job alone needs more than that limit, which it can then never
  * start under while the limit holds, a = its need, b the same; or MODEL_LIMIT: over a queue's limit on

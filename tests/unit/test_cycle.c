@@ -243,6 +243,110 @@ TEST(queue_limit_is_never_exceeded)
 	fw_snapshot_free(s);
 }
 
+/* QA (est-over-quota): a job over its queue's limit is expected when the
+ * queue's running jobs, ending at their expected ends, leave the limit
+ * room for it (no sooner, wherever GPUs are free), not "unknown".  Queue
+ * capped (limit 8) runs r4a (4 GPUs, ends t=3600) and r4b (4 GPUs, ends
+ * t=7200); w6 asks 6: after t=3600 the queue holds 4 (4 + 6 > 8), after
+ * t=7200 none.  A job the limit never lets in (a running job with no
+ * end holds the room) stays unknown, over quota. */
+TEST(an_over_quota_job_is_expected_when_its_queue_frees_the_limit)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	int n1 = tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 4, 8, 1);
+	int o = tb_queue(s, "open", -1, 4, 4, 1);
+	s->now = 100;
+	int ra = tb_job(s, "r4a", q, 1, 4, 1000, 0);
+	tb_run(s, ra, 1, &n0, 0x0f);
+	s->jobs[ra].expected_runtime = 3600;
+	int rb = tb_job(s, "r4b", q, 1, 4, 1000, 0);
+	tb_run(s, rb, 1, &n1, 0x0f);
+	s->jobs[rb].expected_runtime = 7200;
+	int ro = tb_job(s, "ro", o, 1, 4, 1000, 0); /* no end: holds "open" */
+	tb_run(s, ro, 1, &n0, 0xf0);
+	int w = tb_job(s, "w6", q, 1, 6, 1000, 10);
+	s->jobs[w].expected_runtime = 600;
+	int v = tb_job(s, "v2", o, 1, 2, 1000, 10);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	const struct fw_pending *pw = fw_plan_pending_for(p, w), *pv = fw_plan_pending_for(p, v);
+	ASSERT(pw != NULL && pv != NULL);
+	ASSERT_EQ(pw->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(pw->a, 6000);
+	ASSERT_EQ(pw->expected_start, 7200);
+	ASSERT_EQ(pw->unknown_why, FW_REASON_NONE);
+	ASSERT_EQ(pv->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(pv->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(pv->unknown_why, FW_REASON_OVER_QUOTA);
+	fw_snapshot_free(s);
+}
+
+/* The same under a parent's limit, where free GPUs elsewhere would let
+ * the job in sooner: a running sibling's end frees the parent's limit at
+ * t=5000, so the job waits until then though node n1 is idle now. */
+TEST(an_over_quota_job_waits_for_its_parents_limit)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	int top = tb_queue(s, "org", -1, 8, 8, 1);
+	int a = tb_queue(s, "a", top, 4, -1, 1);
+	int b = tb_queue(s, "b", top, 4, -1, 1);
+	s->now = 100;
+	int r = tb_job(s, "rb", b, 1, 8, 1000, 0);
+	tb_run(s, r, 1, &n0, 0xff);
+	s->jobs[r].expected_runtime = 5000;
+	int w = tb_job(s, "wa", a, 1, 4, 1000, 10);
+	s->jobs[w].expected_runtime = 600;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	const struct fw_pending *pw = fw_plan_pending_for(p, w);
+	ASSERT(pw != NULL);
+	ASSERT_EQ(pw->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(pw->expected_start, 5000);
+	fw_snapshot_free(s);
+}
+
+/* Under strict order the jobs behind the line's head were never tried
+ * against the limit: they count it too.  fifo; queue qa (limit 8) runs
+ * ra (6 GPUs, ends t=3600); w4 (4 GPUs, 1 h) heads the line over the
+ * limit, then w2 (2 GPUs, 30 min), then w8 (8 GPUs).  At t=3600 w4 and
+ * w2 start; w8 fits the limit only once w4 ends, at t=7200 (it read
+ * t=3600, beside them). */
+TEST(jobs_behind_a_strict_line_count_the_queue_limit)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int a = tb_node(s, "a", 8, NULL, NULL, NULL, NULL);
+	int b = tb_node(s, "b", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "qa", -1, 8, 8, 1);
+	int o = tb_queue(s, "qb", -1, 8, -1, 1);
+	s->now = 10;
+	int ra = tb_job(s, "ra", q, 1, 6, 1000, 0);
+	tb_run(s, ra, 1, &a, 0x3f);
+	s->jobs[ra].expected_runtime = 3600;
+	int rb = tb_job(s, "rb", o, 1, 8, 1000, 0);
+	tb_run(s, rb, 1, &b, 0xff);
+	s->jobs[rb].expected_runtime = 10800;
+	int w4 = tb_job(s, "w4", q, 1, 4, 1000, 0);
+	s->jobs[w4].expected_runtime = 3600;
+	int w2 = tb_job(s, "w2", q, 1, 2, 1000, 1);
+	s->jobs[w2].expected_runtime = 1800;
+	int w8 = tb_job(s, "w8", q, 1, 8, 1000, 2);
+	s->jobs[w8].expected_runtime = 1800;
+	struct fw_plan *p = run(s, "fifo");
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, w4)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, w4)->expected_start, 3600);
+	ASSERT_EQ(fw_plan_pending_for(p, w2)->reason, FW_REASON_HEAD_OF_LINE);
+	ASSERT_EQ(fw_plan_pending_for(p, w2)->expected_start, 3600);
+	ASSERT_EQ(fw_plan_pending_for(p, w8)->reason, FW_REASON_HEAD_OF_LINE);
+	ASSERT_EQ(fw_plan_pending_for(p, w8)->expected_start, 7200);
+	fw_snapshot_free(s);
+}
+
 TEST(fair_share_splits_by_weight)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
@@ -5664,7 +5768,8 @@ TEST(estimates_ahead_never_change_decisions)
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
-	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
+	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, \
+	an_over_quota_job_waits_for_its_parents_limit, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
 	reason_texts_count_one_in_the_singular, gpu_model_reason_names_the_model, \
