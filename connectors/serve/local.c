@@ -71,7 +71,11 @@
  * re-reads jobs and drains from the store.  open() reloads
  * the table; on a brand-new store it seeds the fleet's own jobs (the
  * example cluster's running and pending jobs), shifting their times from
- * the config's `now` to the wall clock.
+ * the config's `now` to the wall clock.  Each stored document is checked
+ * whole before it is kept (load_one: the codec's members, then the
+ * state, times, starts, kept and placements, its name its key); one
+ * refused stops the open, or the reload, naming the job and the field
+ * and saying what to do, with nothing of it kept.
  *
  * Fleet changes: the store outlives the config, so open() may find jobs
  * the fleet no longer fits.  A running job on a node the fleet lacks (or
