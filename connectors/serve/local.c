@@ -218,6 +218,7 @@ struct fw_backend {
 	fw_time purge_at;              /* the next read that may purge */
 	uint64_t purged;               /* jobs purged since open */
 	char why[512];                 /* open(): the stored job that failed */
+	const char *fix;               /* what to do about it (NULL: why says) */
 };
 
 /* --- lookups ----------------------------------------------------------- */
@@ -376,7 +377,7 @@ static int set_place(struct ljob *lj, const struct fw_backend_placement *p, int3
 /* --- restore: a stored job document, checked ------------------------------- */
 /* What to do about a stored document the checks below refuse. */
 #define FIX_STORED \
-	"; fix the document (edited by hand? written by another fairway version?) or, with the daemon " \
+	"fix the document (edited by hand? written by another fairway version?) or, with the daemon " \
 	"stopped, delete its row from the store's jobs table"
 
 /* Refuse stored job key at field (b->why: the job, the field, what is
@@ -391,7 +392,8 @@ static int refuse(struct fw_backend *b, const char *key, const char *field, cons
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	snprintf(b->why, sizeof b->why, "job %.63s: %.40s: %.191s%s", key, field, what, FIX_STORED);
+	snprintf(b->why, sizeof b->why, "job %.63s: %.40s: %.191s", key, field, what);
+	b->fix = FIX_STORED;
 	return FW_EINVAL;
 }
 
@@ -519,9 +521,8 @@ static int stored_spec(struct fw_backend *b, const char *key, json_t *o, struct 
 	json_decref(spec);
 	if (rc != FW_OK) {
 		lj->bj.sel = NULL;
-		snprintf(b->why, sizeof b->why,
-			 "job %.63s: %.60s: %.140s (the --config must keep the topology levels and nodes the stored "
-			 "jobs use)%s", key, dg.field, dg.msg, FIX_STORED);
+		snprintf(b->why, sizeof b->why, "job %.63s: %.127s: %.300s", key, dg.field, dg.msg);
+		b->fix = "the --config must keep the topology levels and nodes the stored jobs use; else " FIX_STORED;
 		return rc;
 	}
 	if (strcmp(lj->bj.job.name, key)) {
@@ -1034,6 +1035,7 @@ static int alloc_world(struct fw_backend *b)
 	b->hcap = 0;
 	b->indexed = 0;
 	b->why[0] = '\0';
+	b->fix = NULL;
 	b->drained = calloc((size_t)n + 1, 1);
 	b->fail = calloc((size_t)n + 1, sizeof *b->fail);
 	return b->drained && b->fail ? FW_OK : FW_ENOMEM;
@@ -1208,6 +1210,18 @@ static void local_close(struct fw_backend *b)
 	free(b);
 }
 
+/* A restore (how: "cannot restore") that stopped at b->why: the store
+ * file, the job and the field, and what to do (b->fix), which the why
+ * is cut to leave room for. */
+static int refused(const struct fw_backend *b, int rc, const char *how, struct fw_diag *d)
+{
+	size_t fix = b->fix ? strlen(b->fix) + 2 : 0, lead = strlen(how) + 28;
+	int room = fix + lead < sizeof d->msg ? (int)(sizeof d->msg - 1 - fix - lead) : 0;
+
+	return fw_diag_set(d, rc, fw_store_path(b->store), 0, 0, "store.jobs", "%s the local backend's jobs: %.*s%s%s",
+			   how, room, b->why[0] ? b->why : fw_strerror(rc), b->fix ? "; " : "", b->fix ? b->fix : "");
+}
+
 static int local_open(const struct fw_backend_config *cfg, struct fw_backend **out, struct fw_diag *d)
 {
 	struct fw_backend *b = calloc(1, sizeof *b);
@@ -1251,8 +1265,7 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		return rc;
 	}
 	if (rc != FW_OK) {
-		rc = fw_diag_set(d, rc, fw_store_path(cfg->store), 0, 0, "store.jobs",
-				 "cannot restore the local backend's jobs: %s", b->why[0] ? b->why : fw_strerror(rc));
+		rc = refused(b, rc, "cannot restore", d);
 		local_close(b);
 		return rc;
 	}
@@ -2006,8 +2019,7 @@ static int local_reload(struct fw_backend *b, struct fw_diag *d)
 	if (rc == FW_OK)
 		rc = tally_failures(&f);
 	if (rc != FW_OK) {
-		rc = fw_diag_set(d, rc, fw_store_path(b->store), 0, 0, "store.jobs", "cannot re-read the local backend's jobs: %s",
-				 f.why[0] ? f.why : fw_strerror(rc));
+		rc = refused(&f, rc, "cannot re-read", d);
 		free_world(&f);
 		return rc;
 	}
