@@ -466,9 +466,12 @@ static int stored_place(struct fw_backend *b, const char *key, const struct ljob
 	snprintf(f, sizeof f, "alloc[%zu].gpuMask", i);
 	if ((rc = stored_int(b, key, v, f, "gpuMask", 0, (1LL << FW_MAX_GPUS_PER_NODE) - 1, &mask)) || mask < 0)
 		return rc ? rc : refuse(b, key, f, "is required (GPU g of the node = bit g)");
+	if (__builtin_popcountll((unsigned long long)mask) != lj->bj.job.groups[group].gpus)
+		return refuse(b, key, f, "holds %d GPUs, and its task group %d asks %d",
+			      __builtin_popcountll((unsigned long long)mask), (int)group, lj->bj.job.groups[group].gpus);
 	snprintf(f, sizeof f, "alloc[%zu].gpuMilli", i);
-	if ((rc = stored_int(b, key, v, f, "gpuMilli", 0, 1000, &milli)) || milli < 0)
-		return rc ? rc : refuse(b, key, f, "is required (thousandths of each GPU in the mask, 0 to 1000)");
+	if ((rc = stored_int(b, key, v, f, "gpuMilli", mask ? 1 : 0, 1000, &milli)) || milli < 0)
+		return rc ? rc : refuse(b, key, f, "is required (thousandths of each GPU in the mask, 1 to 1000)");
 	memset(p, 0, sizeof *p);
 	memcpy(p->node, node, strlen(node) + 1);
 	p->group = (int16_t)group;
@@ -493,6 +496,8 @@ static int stored_alloc(struct fw_backend *b, const char *key, json_t *o, struct
 			break;
 	}
 	lj->nplace = rc == FW_OK ? (int32_t)n : 0;
+	if (rc == FW_OK && lj->state == L_RUNNING && n == 0)
+		rc = refuse(b, key, "alloc", "a running job holds at least one placement");
 	if (rc != FW_OK) {
 		free(lj->place);
 		lj->place = NULL;
@@ -938,6 +943,36 @@ static const char *full_node(const struct fw_backend *b, const struct ljob *lj, 
 	return lj->place[k].node;
 }
 
+/* The restored running jobs, in store order, hold no GPU of a fleet node
+ * past its 1000 milli (a document edited by hand: the core would refuse
+ * every snapshot); a job on a node the fleet lost or shrank is left to
+ * requeue_lost.  A GPU booked twice is refused (b->why), before anything
+ * is requeued. */
+static int gpu_books(struct fw_backend *b)
+{
+	int32_t *m = calloc((size_t)b->fleet->nnodes * FW_MAX_GPUS_PER_NODE + 1, sizeof *m);
+	int rc = m ? FW_OK : FW_ENOMEM;
+	bool gone;
+
+	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++) {
+		const struct ljob *lj = &b->jobs[i];
+		if (lj->state != L_RUNNING || lost_node(b, lj, &gone))
+			continue;
+		for (int32_t k = 0; k < lj->nplace && rc == FW_OK; k++) {
+			const struct fw_backend_placement *p = &lj->place[k];
+			int32_t n = node_index(b, p->node), *g = m + (size_t)n * FW_MAX_GPUS_PER_NODE;
+			char f[40];
+			snprintf(f, sizeof f, "alloc[%d].gpuMask", (int)k);
+			for (int x = 0; x < b->fleet->nodes[n].gpu_count && rc == FW_OK; x++)
+				if ((p->gpu_mask >> x & 1u) && (g[x] += p->gpu_milli) > 1000)
+					rc = refuse(b, lj->bj.job.name, f, "GPU %d of node %.63s is held by running tasks "
+						    "stored before this one too (%d milli of 1000 in all)", x, p->node, (int)g[x]);
+		}
+	}
+	free(m);
+	return rc;
+}
+
 /* Requeue one running job the fleet no longer fits: its new state and a
  * decision-log row saying why (kind "requeue", before the first cycle:
  * cycle 0), so `fairway jobs why` shows it. */
@@ -1252,6 +1287,8 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	qsort(b->nodeix, (size_t)n, sizeof *b->nodeix, nameref_cmp);
 	rc = cfg->seed_jobs ? seed(b, cfg->now)
 			    : fw_store_each(cfg->store, FW_STORE_JOBS, load_one, b);
+	if (rc == FW_OK)
+		rc = gpu_books(b);
 	if (rc == FW_OK)
 		load_drains(b);
 	if (rc == FW_OK)
@@ -2016,6 +2053,8 @@ static int local_reload(struct fw_backend *b, struct fw_diag *d)
 
 	if (rc == FW_OK)
 		rc = fw_store_each(b->store, FW_STORE_JOBS, load_one, &f);
+	if (rc == FW_OK)
+		rc = gpu_books(&f);
 	if (rc == FW_OK)
 		rc = tally_failures(&f);
 	if (rc != FW_OK) {

@@ -18,6 +18,9 @@
  *     placements name a fleet node (a lost node is a fleet change: the job
  *     is pending again), a task group of the job, GPUs the node has and a
  *     share of a GPU from 0 to 1000;
+ *   - the world the backend then reads (as a cycle does) is one the core
+ *     takes (fw_snapshot_validate: no GPU held twice, none a node lacks,
+ *     as many GPUs as each task asks);
  *   - a reload (backend.h: after a rollback) of the same store succeeds
  *     and finds the same jobs in the same states.
  * Any failure aborts with the input's documents on stderr;
@@ -181,6 +184,31 @@ static int each(void *ctx, const struct fw_backend_job *j, const char *state, fw
 	return 0;
 }
 
+/* The world the restored backend reads (as the daemon's cycle does,
+ * onto a skeleton of the fleet's queues and topology) is one the core
+ * takes: fw_snapshot_validate (no GPU given twice, none past a node's). */
+static void check_world(const struct input *in, struct fw_backend *b, const struct fw_snapshot *fleet)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_backend_world w;
+	struct fw_diag d;
+	char m[1024];
+
+	if (!s)
+		abort();
+	memset(&d, 0, sizeof d);
+	for (int32_t i = 0; i < fleet->nqueues; i++)
+		fw_snapshot_add_queue(s, &fleet->queues[i]);
+	s->topology = fleet->topology;
+	s->config = fleet->config;
+	s->now = 1000000;
+	if (fw_backend_local.read(b, s, &w, &d) != FW_OK || fw_snapshot_validate(s, &d) != FW_OK) {
+		fw_diag_format(&d, m, sizeof m);
+		fail(in, "the restored world is not one the core takes", m);
+	}
+	fw_snapshot_free(s);
+}
+
 /* A restore: every job in range, and a reload finds the same. */
 static void check_restore(const struct input *in, struct fw_backend *b, const struct fw_snapshot *fleet)
 {
@@ -195,6 +223,7 @@ static void check_restore(const struct input *in, struct fw_backend *b, const st
 	if (fw_local_each_job(b, each, &r) != FW_OK || r.n != a.n ||
 	    memcmp(r.names, a.names, sizeof a.names) || memcmp(r.state, a.state, sizeof a.state))
 		fail(in, "a reload found other jobs than the open", "");
+	check_world(in, b, fleet);
 	if (getenv("FUZZ_STORE_VERBOSE"))
 		for (int i = 0; i < a.n; i++)
 			fprintf(stderr, "fuzz_store: restored %s (%s)\n", a.names[i], a.state[i]);

@@ -2526,7 +2526,7 @@ TEST(a_stored_placement_of_a_group_the_job_lacks_is_refused)
 	ASSERT_OPEN_REFUSED("alloc[1].group: must be a whole number from 0 to 0");
 	store_edited(good, "alloc", "group", NULL);
 	ASSERT_OPEN_REFUSED("alloc[1].group: is required (a task group of the job, 0 to 0)");
-	store_edited(good, "alloc", "group", "0"); /* a second placement of group 0: fine */
+	store_edited(good, "alloc", "node", "\"n1\""); /* a second task of group 0, on n1: fine */
 	opens_running();
 }
 
@@ -2543,13 +2543,32 @@ TEST(a_stored_placement_with_a_bad_gpu_mask_or_share_is_refused)
 	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: must be a whole number from 0 to 65535");
 	store_edited(good, "alloc", "gpuMask", NULL);
 	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: is required");
+	store_edited(good, "alloc", "gpuMask", "7");
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: holds 3 GPUs, and its task group 0 asks 4");
 	store_edited(good, "alloc", "gpuMilli", "1001");
-	ASSERT_OPEN_REFUSED("alloc[1].gpuMilli: must be a whole number from 0 to 1000");
-	store_edited(good, "alloc", "gpuMilli", "-2");
-	ASSERT_OPEN_REFUSED("alloc[1].gpuMilli: must be a whole number from 0 to 1000");
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMilli: must be a whole number from 1 to 1000");
+	store_edited(good, "alloc", "gpuMilli", "0"); /* GPUs held, none of them used */
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMilli: must be a whole number from 1 to 1000");
 	store_edited(good, "alloc", "gpuMilli", NULL);
 	ASSERT_OPEN_REFUSED("alloc[1].gpuMilli: is required");
 	teardown(NULL);
+}
+
+/* Two running tasks on one GPU (here alloc[1], a copy of alloc[0]: the
+ * same 4 GPUs of n0) are refused, naming the GPU: the core would refuse
+ * every snapshot of that world.  A running job with no placement too. */
+TEST(a_gpu_held_twice_or_a_running_job_without_placements_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, "alloc", "group", "0");
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: GPU 0 of node n0 is held by running tasks stored before this one too "
+			    "(2000 milli of 1000 in all)");
+	store_edited(good, NULL, "alloc", "[]");
+	ASSERT_OPEN_REFUSED("alloc: a running job holds at least one placement");
+	store_edited(good, "alloc", "gpuMask", "240"); /* GPUs 4 to 7 of n0: fine */
+	opens_running();
 }
 
 /* A document whose name is not its key in the store (two keys naming one
@@ -2613,4 +2632,5 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  a_stored_job_with_bad_starts_or_kept_is_refused, a_stored_job_with_a_bad_alloc_is_refused,
 	  a_stored_placement_without_a_node_name_is_refused, a_stored_placement_of_a_group_the_job_lacks_is_refused,
 	  a_stored_placement_with_a_bad_gpu_mask_or_share_is_refused,
-	  a_stored_job_not_named_by_its_key_or_not_an_object_is_refused, a_reload_of_a_refused_document_changes_nothing)
+	  a_stored_job_not_named_by_its_key_or_not_an_object_is_refused, a_reload_of_a_refused_document_changes_nothing,
+	  a_gpu_held_twice_or_a_running_job_without_placements_is_refused)
