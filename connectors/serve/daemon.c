@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api_ranges.h"
 #include "fwconfig.h"
 #include "local.h"
 #include "serve_int.h"
@@ -304,21 +305,44 @@ static void round_stored_queue(json_t *o, const char *key)
 			key, what, key, key);
 }
 
-static int restore_queue(void *ctx, const char *key, const char *doc)
-{
-	struct fw_serve *d = ctx;
-	json_t *o = json_loads(doc, 0, NULL);
-	struct fw_queue_spec *q = o ? fw_serve_grow(&d->queues, &d->nqueues, &d->capq, sizeof *q) : NULL;
-	int rc = FW_EINVAL;
+/* A restore of the model's tables (restore_model): the daemon, the
+ * table being read, and why a row was refused ("queue q: limit: ..."). */
+struct restore {
+	struct fw_serve *d;
+	const char *table;
+	char why[512];
+};
 
-	if (q) {
-		round_stored_queue(o, key);
-		rc = fw_codec_queue_parse(o, key, q, NULL);
-	}
-	json_decref(o);
-	return rc;
+/* Refuse row key of the table r reads (what: "queue", "node"...) as its
+ * parser's diag dg says; rc (FW_EINVAL when the parser said nothing). */
+static int refuse_row(struct restore *r, const char *what, const char *key, int rc, const struct fw_diag *dg)
+{
+	if (dg->msg[0])
+		snprintf(r->why, sizeof r->why, "%s %.63s: %.60s: %.300s", what, key, dg->field[0] ? dg->field : "(document)",
+			 dg->msg);
+	else
+		snprintf(r->why, sizeof r->why, "%s %.63s: %s", what, key, rc == FW_ENOMEM ? "out of memory" :
+			 "not a JSON object");
+	return rc ? rc : FW_EINVAL;
 }
 
+static int restore_queue(void *ctx, const char *key, const char *doc)
+{
+	struct restore *r = ctx;
+	struct fw_serve *d = r->d;
+	json_t *o = json_loads(doc, 0, NULL);
+	struct fw_queue_spec *q = json_is_object(o) ? fw_serve_grow(&d->queues, &d->nqueues, &d->capq, sizeof *q) : NULL;
+	struct fw_diag dg;
+	int rc = json_is_object(o) ? FW_ENOMEM : FW_EINVAL;
+
+	memset(&dg, 0, sizeof dg);
+	if (q) {
+		round_stored_queue(o, key);
+		rc = fw_codec_queue_parse(o, key, q, &dg);
+	}
+	json_decref(o);
+	return rc ? refuse_row(r, "queue", key, rc, &dg) : FW_OK;
+}
 static int user_use_cmp(const void *a, const void *b)
 {
 	const struct fw_user_use *x = a, *y = b;
@@ -328,39 +352,54 @@ static int user_use_cmp(const void *a, const void *b)
 
 static int restore_user(void *ctx, const char *key, const char *doc)
 {
-	struct fw_serve *d = ctx;
+	struct restore *r = ctx;
+	struct fw_serve *d = r->d;
 	json_t *o = json_loads(doc, 0, NULL);
-	struct fw_user_use *u = o ? fw_serve_grow(&d->users, &d->nusers, &d->capu, sizeof *u) : NULL;
-	int rc = u ? fw_codec_user_use_parse(o, u, NULL) : FW_EINVAL;
-	(void)key; /* "QUEUE/USER": the document says both; store order is theirs */
+	struct fw_user_use *u = json_is_object(o) ? fw_serve_grow(&d->users, &d->nusers, &d->capu, sizeof *u) : NULL;
+	struct fw_diag dg;
+	int rc = !json_is_object(o) ? FW_EINVAL : u ? FW_OK : FW_ENOMEM;
+
+	/* "QUEUE/USER": the document says both; store order is theirs */
+	memset(&dg, 0, sizeof dg);
+	if (u)
+		rc = fw_codec_user_use_parse(o, u, &dg);
 	json_decref(o);
-	return rc;
+	return rc ? refuse_row(r, "user usage", key, rc, &dg) : FW_OK;
 }
 
 static int restore_rsv(void *ctx, const char *key, const char *doc)
 {
-	struct fw_serve *d = ctx;
+	struct restore *r = ctx;
+	struct fw_serve *d = r->d;
 	json_t *o = json_loads(doc, 0, NULL);
-	struct fw_reservation *r = o ? fw_serve_grow(&d->rsv, &d->nrsv, &d->caprsv, sizeof *r) : NULL;
-	int rc = r ? fw_codec_reservation_parse(o, r, NULL) : FW_EINVAL;
-	(void)key;
+	struct fw_reservation *rv = json_is_object(o) ? fw_serve_grow(&d->rsv, &d->nrsv, &d->caprsv, sizeof *rv) : NULL;
+	struct fw_diag dg;
+	int rc = !json_is_object(o) ? FW_EINVAL : rv ? FW_OK : FW_ENOMEM;
+
+	memset(&dg, 0, sizeof dg);
+	if (rv)
+		rc = fw_codec_reservation_parse(o, rv, &dg);
 	json_decref(o);
-	return rc;
+	return rc ? refuse_row(r, "reservation", key, rc, &dg) : FW_OK;
 }
 
 static int restore_health(void *ctx, const char *key, const char *doc)
 {
-	struct fw_serve *d = ctx;
+	struct restore *r = ctx;
+	struct fw_serve *d = r->d;
 	json_t *o = json_loads(doc, 0, NULL);
-	struct fw_health_report *h = o ? fw_serve_grow(&d->health, &d->nhealth, &d->caph, sizeof *h) : NULL;
-	int rc = FW_EINVAL;
+	struct fw_health_report *h = json_is_object(o) ? fw_serve_grow(&d->health, &d->nhealth, &d->caph, sizeof *h) : NULL;
+	struct fw_diag dg;
+	int rc = !json_is_object(o) ? FW_EINVAL : h ? FW_OK : FW_ENOMEM;
+
+	memset(&dg, 0, sizeof dg);
 	if (h) {
 		snprintf(h->node, sizeof h->node, "%s", key);
-		rc = fw_codec_health_parse(o, h, NULL);
+		rc = fw_codec_health_parse(o, h, &dg);
 		h->received = fw_serve_now(); /* a grace period after a restart */
 	}
 	json_decref(o);
-	return rc;
+	return rc ? refuse_row(r, "node", key, rc, &dg) : FW_OK;
 }
 
 /* Queue i's entries of the config's table t (model_limits,
@@ -447,12 +486,49 @@ static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 	return rc;
 }
 
+/* A job's last requeue time, from the decision log's `at`. */
 static int restore_requeue(void *ctx, const char *job, fw_time at)
 {
-	struct fw_serve *d = ctx;
+	struct restore *r = ctx;
 
-	fw_serve_note_requeue(&d->m, job, at);
+	if (at < 0 || at > FW_API_TIME_MAX) {
+		snprintf(r->why, sizeof r->why, "job %.63s: its last eviction's at: must be a time in Unix seconds from 0 "
+			 "to %lld, not %lld", job, FW_API_TIME_MAX, (long long)at);
+		return FW_ERANGE;
+	}
+	fw_serve_note_requeue(&r->d->m, job, at);
 	return FW_OK;
+}
+
+/* The model's tables (queues, reservations, health, users) and the
+ * requeue times from the store, in that order; the first row refused
+ * stops it, its words in err: the store, the table, the row and what to
+ * do.  The daemon then does not start. */
+static int restore_tables(struct fw_serve *d, char *err, size_t errn)
+{
+	static const struct { enum fw_store_doc t; const char *name; int (*fn)(void *, const char *, const char *); } tab[] = {
+		{ FW_STORE_QUEUES, "queues", restore_queue }, { FW_STORE_RESERVATIONS, "reservations", restore_rsv },
+		{ FW_STORE_HEALTH, "health", restore_health }, { FW_STORE_USERS, "users", restore_user },
+	};
+	struct restore r = { d, "decisions", "" };
+	int rc = FW_OK;
+
+	for (size_t i = 0; i < sizeof tab / sizeof *tab && rc == FW_OK; i++) {
+		r.table = tab[i].name;
+		rc = fw_store_each(d->store, tab[i].t, tab[i].fn, &r);
+	}
+	if (rc == FW_OK) {
+		r.table = "decisions";
+		rc = fw_store_requeues(d->store, restore_requeue, &r);
+	}
+	if (rc != FW_OK && r.why[0])
+		snprintf(err, errn, "%.300s: cannot restore the model from the store: %s; fix the row (edited by hand? "
+			 "written by another fairway version?) or, with the daemon stopped, delete it from the store's "
+			 "%s table", fw_store_path(d->store), r.why, r.table);
+	else if (rc != FW_OK)
+		snprintf(err, errn, "%.300s: cannot restore the model from the store (table %s): %s (%s)",
+			 fw_store_path(d->store), r.table, fw_strerror(rc), fw_store_errmsg(d->store));
+	return rc;
 }
 
 static int restore_model(struct fw_serve *d, char *err, size_t errn)
@@ -471,14 +547,8 @@ static int restore_model(struct fw_serve *d, char *err, size_t errn)
 			fw_store_rollback(d->store); /* nothing half-seeded */
 			return rc;
 		}
-	} else if ((rc = fw_store_each(d->store, FW_STORE_QUEUES, restore_queue, d)) ||
-		   (rc = fw_store_each(d->store, FW_STORE_RESERVATIONS, restore_rsv, d)) ||
-		   (rc = fw_store_each(d->store, FW_STORE_HEALTH, restore_health, d)) ||
-		   (rc = fw_store_each(d->store, FW_STORE_USERS, restore_user, d)) ||
-		   (rc = fw_store_requeues(d->store, restore_requeue, d))) {
-		snprintf(err, errn, "cannot restore the model from the store: %s", fw_strerror(rc));
+	} else if ((rc = restore_tables(d, err, errn)))
 		return rc;
-	}
 	d->m.requeued_kept = d->m.nrequeued; /* the prune's baseline */
 	if ((rc = fw_serve_queue_order(d->queues, d->nqueues)))
 		return rc;

@@ -71,7 +71,11 @@
  * re-reads jobs and drains from the store.  open() reloads
  * the table; on a brand-new store it seeds the fleet's own jobs (the
  * example cluster's running and pending jobs), shifting their times from
- * the config's `now` to the wall clock.
+ * the config's `now` to the wall clock.  Each stored document is checked
+ * whole before it is kept (load_one: the codec's members, then the
+ * state, times, starts, kept and placements, its name its key); one
+ * refused stops the open, or the reload, naming the job and the field
+ * and saying what to do, with nothing of it kept.
  *
  * Fleet changes: the store outlives the config, so open() may find jobs
  * the fleet no longer fits.  A running job on a node the fleet lacks (or
@@ -138,10 +142,12 @@
  * it takes out of the lock was 20-45 ms.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_ranges.h"
 #include "backend.h"
 #include "codec.h"
 #include "fairway/health.h"
@@ -212,6 +218,7 @@ struct fw_backend {
 	fw_time purge_at;              /* the next read that may purge */
 	uint64_t purged;               /* jobs purged since open */
 	char why[512];                 /* open(): the stored job that failed */
+	const char *fix;               /* what to do about it (NULL: why says) */
 };
 
 /* --- lookups ----------------------------------------------------------- */
@@ -367,67 +374,200 @@ static int set_place(struct ljob *lj, const struct fw_backend_placement *p, int3
 	return FW_OK;
 }
 
-/* Restore one stored job: the codec part, then the state members. */
-static int load_one(void *ctx, const char *key, const char *doc)
-{
-	struct fw_backend *b = ctx;
-	json_t *o = json_loads(doc, 0, NULL), *alloc, *v;
-	json_t *spec = o ? json_deep_copy(o) : NULL;
-	struct ljob *lj;
-	size_t i;
-	int rc = FW_EINVAL;
-	const char *st = json_string_value(json_object_get(o, "state"));
-	struct fw_diag dg;
-	struct fw_label room[FW_BACKEND_SEL_MAX];
+/* --- restore: a stored job document, checked ------------------------------- */
+/* What to do about a stored document the checks below refuse. */
+#define FIX_STORED \
+	"fix the document (edited by hand? written by another fairway version?) or, with the daemon " \
+	"stopped, delete its row from the store's jobs table"
 
-	memset(&dg, 0, sizeof dg);
-	if (!o || !spec || !st) {
-		snprintf(b->why, sizeof b->why, "job %.63s: not a job document", key);
-		goto out;
+/* Refuse stored job key at field (b->why: the job, the field, what is
+ * wrong and what to do); FW_EINVAL. */
+static int refuse(struct fw_backend *b, const char *key, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int refuse(struct fw_backend *b, const char *key, const char *field, const char *fmt, ...)
+{
+	char what[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(b->why, sizeof b->why, "job %.63s: %.40s: %.191s", key, field, what);
+	b->fix = FIX_STORED;
+	return FW_EINVAL;
+}
+
+/* Member name of o (absent: *dst stays) as a whole number from lo to hi. */
+static int stored_int(struct fw_backend *b, const char *key, json_t *o, const char *field, const char *name,
+		      int64_t lo, int64_t hi, int64_t *dst)
+{
+	json_t *v = json_object_get(o, name);
+
+	if (!v)
+		return FW_OK;
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+		return refuse(b, key, field, "must be a whole number from %lld to %lld", (long long)lo, (long long)hi);
+	*dst = json_integer_value(v);
+	return FW_OK;
+}
+
+/* The state members beside the codec's: state (required), the times,
+ * starts and kept (absent: 0, as older documents). */
+static int stored_state(struct fw_backend *b, const char *key, json_t *o, struct ljob *lj)
+{
+	const char *st = json_string_value(json_object_get(o, "state"));
+	int64_t submit = 0, start = 0, end = 0, starts = 0, kept = 0;
+	int s, rc;
+
+	for (s = 0; st && s < L_NSTATES && strcmp(st, lstate_name[s]); s++)
+		;
+	if (!st || s == L_NSTATES)
+		return refuse(b, key, "state", "must be one of pending, running, done, cancelled, failed, timeout");
+	if ((rc = stored_int(b, key, o, "submitTime", "submitTime", -FW_API_TIME_MAX, FW_API_TIME_MAX, &submit)) ||
+	    (rc = stored_int(b, key, o, "startTime", "startTime", -FW_API_TIME_MAX, FW_API_TIME_MAX, &start)) ||
+	    (rc = stored_int(b, key, o, "endTime", "endTime", -FW_API_TIME_MAX, FW_API_TIME_MAX, &end)) ||
+	    (rc = stored_int(b, key, o, "starts", "starts", 0, INT32_MAX, &starts)) ||
+	    (rc = stored_int(b, key, o, "kept", "kept", 0, FW_API_TIME_MAX, &kept)))
+		return rc;
+	if (json_object_get(o, "arrayOf") && (!json_is_string(json_object_get(o, "arrayOf")) ||
+					      json_string_length(json_object_get(o, "arrayOf")) >= FW_NAME_MAX))
+		return refuse(b, key, "arrayOf", "must be a job array's name (at most %d bytes)", FW_NAME_MAX - 1);
+	lj->state = (enum lstate)s;
+	lj->submit = submit;
+	lj->start = start;
+	lj->end = end;
+	lj->starts = (int32_t)starts;
+	lj->kept = kept;
+	return FW_OK;
+}
+
+/* Placement i of a stored job: a node name (one the fleet lacks is a
+ * fleet change: requeue_lost), one of the job's task groups, GPUs a node
+ * may have (more than the node now has: requeue_lost too), a share of a
+ * GPU. */
+static int stored_place(struct fw_backend *b, const char *key, const struct ljob *lj, size_t i, json_t *v,
+			struct fw_backend_placement *p)
+{
+	const char *node = json_string_value(json_object_get(v, "node"));
+	int64_t group = -1, mask = -1, milli = -1;
+	char f[40];
+	int rc;
+
+	snprintf(f, sizeof f, "alloc[%zu]", i);
+	if (!json_is_object(v))
+		return refuse(b, key, f, "must be an object {node, group, gpuMask, gpuMilli}");
+	snprintf(f, sizeof f, "alloc[%zu].node", i);
+	if (!node || !*node || json_string_length(json_object_get(v, "node")) >= FW_NAME_MAX ||
+	    strlen(node) != json_string_length(json_object_get(v, "node")))
+		return refuse(b, key, f, "must be a node name (1 to %d bytes)", FW_NAME_MAX - 1);
+	snprintf(f, sizeof f, "alloc[%zu].group", i);
+	if ((rc = stored_int(b, key, v, f, "group", 0, lj->bj.job.ngroups - 1, &group)) || group < 0)
+		return rc ? rc : refuse(b, key, f, "is required (a task group of the job, 0 to %d)", lj->bj.job.ngroups - 1);
+	snprintf(f, sizeof f, "alloc[%zu].gpuMask", i);
+	if ((rc = stored_int(b, key, v, f, "gpuMask", 0, (1LL << FW_MAX_GPUS_PER_NODE) - 1, &mask)) || mask < 0)
+		return rc ? rc : refuse(b, key, f, "is required (GPU g of the node = bit g)");
+	if (__builtin_popcountll((unsigned long long)mask) != lj->bj.job.groups[group].gpus)
+		return refuse(b, key, f, "holds %d GPUs, and its task group %d asks %d",
+			      __builtin_popcountll((unsigned long long)mask), (int)group, lj->bj.job.groups[group].gpus);
+	snprintf(f, sizeof f, "alloc[%zu].gpuMilli", i);
+	if ((rc = stored_int(b, key, v, f, "gpuMilli", mask ? 1 : 0, 1000, &milli)) || milli < 0)
+		return rc ? rc : refuse(b, key, f, "is required (thousandths of each GPU in the mask, 1 to 1000)");
+	memset(p, 0, sizeof *p);
+	memcpy(p->node, node, strlen(node) + 1);
+	p->group = (int16_t)group;
+	p->gpu_mask = (uint32_t)mask;
+	p->gpu_milli = (int32_t)milli;
+	return FW_OK;
+}
+
+/* The placements of a stored job (absent: none) into lj->place. */
+static int stored_alloc(struct fw_backend *b, const char *key, json_t *o, struct ljob *lj)
+{
+	json_t *alloc = json_object_get(o, "alloc"), *v;
+	size_t i, n = json_array_size(alloc);
+	int rc = FW_OK;
+
+	if (alloc && !json_is_array(alloc))
+		return refuse(b, key, "alloc", "must be a list of placements");
+	if (n && !(lj->place = calloc(n, sizeof *lj->place)))
+		return FW_ENOMEM;
+	json_array_foreach(alloc, i, v) {
+		if ((rc = stored_place(b, key, lj, i, v, &lj->place[i])) != FW_OK)
+			break;
 	}
-	if (!(lj = append(b)))
-		goto out;
+	lj->nplace = rc == FW_OK ? (int32_t)n : 0;
+	if (rc == FW_OK && lj->state == L_RUNNING && n == 0)
+		rc = refuse(b, key, "alloc", "a running job holds at least one placement");
+	if (rc != FW_OK) {
+		free(lj->place);
+		lj->place = NULL;
+	}
+	return rc;
+}
+
+/* Phase 1 of load_one: the codec's part of doc o (the state members
+ * dropped from a copy) into lj, its name the store's key. */
+static int stored_spec(struct fw_backend *b, const char *key, json_t *o, struct ljob *lj)
+{
 	static const char *const state_keys[] = { "state", "submitTime", "startTime", "endTime", "starts", "kept",
 						  "alloc", "arrayOf" };
+	json_t *spec = json_deep_copy(o);
+	struct fw_label room[FW_BACKEND_SEL_MAX];
+	struct fw_diag dg;
+	int rc;
+
+	if (!spec)
+		return FW_ENOMEM;
+	memset(&dg, 0, sizeof dg);
 	for (size_t k = 0; k < sizeof state_keys / sizeof *state_keys; k++)
 		json_object_del(spec, state_keys[k]);
 	lj->bj.sel = room;
-	if (fw_codec_job_parse(spec, &b->fleet->topology, &lj->bj, &dg) != FW_OK) {
-		snprintf(b->why, sizeof b->why, "job %.63s: %.127s: %.300s", key, dg.field, dg.msg);
-		b->njobs--;
-		goto out;
-	}
-	if (own_pairs(&lj->bj) != FW_OK) {
-		b->njobs--;
-		rc = FW_ENOMEM;
-		goto out;
-	}
-	snprintf(lj->bj.array_of, sizeof lj->bj.array_of, "%s",
-		 json_string_value(json_object_get(o, "arrayOf")) ? json_string_value(json_object_get(o, "arrayOf")) : "");
-	for (int s = 0; s < L_NSTATES; s++)
-		if (!strcmp(st, lstate_name[s]))
-			lj->state = (enum lstate)s;
-	lj->submit = json_integer_value(json_object_get(o, "submitTime"));
-	lj->start = json_integer_value(json_object_get(o, "startTime"));
-	lj->end = json_integer_value(json_object_get(o, "endTime"));
-	lj->starts = (int32_t)json_integer_value(json_object_get(o, "starts"));
-	lj->kept = json_integer_value(json_object_get(o, "kept"));
-	alloc = json_object_get(o, "alloc");
-	lj->nplace = 0;
-	if (json_array_size(alloc) && !(lj->place = calloc(json_array_size(alloc), sizeof *lj->place))) {
-		rc = FW_ENOMEM;
-		goto out;
-	}
-	json_array_foreach(alloc, i, v) {
-		struct fw_backend_placement *p = &lj->place[lj->nplace++];
-		snprintf(p->node, sizeof p->node, "%s", json_string_value(json_object_get(v, "node")) ? json_string_value(json_object_get(v, "node")) : "");
-		p->group = (int16_t)json_integer_value(json_object_get(v, "group"));
-		p->gpu_mask = (uint32_t)json_integer_value(json_object_get(v, "gpuMask"));
-		p->gpu_milli = (int32_t)json_integer_value(json_object_get(v, "gpuMilli"));
-	}
-	rc = FW_OK;
-out:
+	rc = fw_codec_job_parse(spec, &b->fleet->topology, &lj->bj, &dg);
 	json_decref(spec);
+	if (rc != FW_OK) {
+		lj->bj.sel = NULL;
+		snprintf(b->why, sizeof b->why, "job %.63s: %.127s: %.300s", key, dg.field, dg.msg);
+		b->fix = "the --config must keep the topology levels and nodes the stored jobs use; else " FIX_STORED;
+		return rc;
+	}
+	if (strcmp(lj->bj.job.name, key)) {
+		lj->bj.sel = NULL;
+		return refuse(b, key, "name", "must be the job's key in the store (\"%.63s\"), not \"%.63s\"", key,
+			      lj->bj.job.name);
+	}
+	return own_pairs(&lj->bj);
+}
+
+/* Restore one stored job, checked whole before the backend keeps it:
+ * the codec part (stored_spec), the state members (stored_state), the
+ * placements (stored_alloc); a document any of them refuses stops the
+ * restore (b->why) with nothing of it kept. */
+static int load_one(void *ctx, const char *key, const char *doc)
+{
+	struct fw_backend *b = ctx;
+	json_t *o = json_loads(doc, 0, NULL);
+	struct ljob lj;
+	int rc;
+
+	memset(&lj, 0, sizeof lj);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return refuse(b, key, "(document)", "is not a JSON object");
+	}
+	if ((rc = stored_spec(b, key, o, &lj)) == FW_OK && (rc = stored_state(b, key, o, &lj)) == FW_OK)
+		rc = stored_alloc(b, key, o, &lj);
+	if (rc == FW_OK) {
+		snprintf(lj.bj.array_of, sizeof lj.bj.array_of, "%s",
+			 json_string_value(json_object_get(o, "arrayOf")) ? json_string_value(json_object_get(o, "arrayOf")) : "");
+		struct ljob *at = append(b);
+		if (at)
+			*at = lj;
+		rc = at ? FW_OK : FW_ENOMEM;
+	}
+	if (rc != FW_OK) {
+		free(lj.place);
+		free(lj.bj.sel);
+	}
 	json_decref(o);
 	return rc;
 }
@@ -803,6 +943,36 @@ static const char *full_node(const struct fw_backend *b, const struct ljob *lj, 
 	return lj->place[k].node;
 }
 
+/* The restored running jobs, in store order, hold no GPU of a fleet node
+ * past its 1000 milli (a document edited by hand: the core would refuse
+ * every snapshot); a job on a node the fleet lost or shrank is left to
+ * requeue_lost.  A GPU booked twice is refused (b->why), before anything
+ * is requeued. */
+static int gpu_books(struct fw_backend *b)
+{
+	int32_t *m = calloc((size_t)b->fleet->nnodes * FW_MAX_GPUS_PER_NODE + 1, sizeof *m);
+	int rc = m ? FW_OK : FW_ENOMEM;
+	bool gone;
+
+	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++) {
+		const struct ljob *lj = &b->jobs[i];
+		if (lj->state != L_RUNNING || lost_node(b, lj, &gone))
+			continue;
+		for (int32_t k = 0; k < lj->nplace && rc == FW_OK; k++) {
+			const struct fw_backend_placement *p = &lj->place[k];
+			int32_t n = node_index(b, p->node), *g = m + (size_t)n * FW_MAX_GPUS_PER_NODE;
+			char f[40];
+			snprintf(f, sizeof f, "alloc[%d].gpuMask", (int)k);
+			for (int x = 0; x < b->fleet->nodes[n].gpu_count && rc == FW_OK; x++)
+				if ((p->gpu_mask >> x & 1u) && (g[x] += p->gpu_milli) > 1000)
+					rc = refuse(b, lj->bj.job.name, f, "GPU %d of node %.63s is held by running tasks "
+						    "stored before this one too (%d milli of 1000 in all)", x, p->node, (int)g[x]);
+		}
+	}
+	free(m);
+	return rc;
+}
+
 /* Requeue one running job the fleet no longer fits: its new state and a
  * decision-log row saying why (kind "requeue", before the first cycle:
  * cycle 0), so `fairway jobs why` shows it. */
@@ -900,6 +1070,7 @@ static int alloc_world(struct fw_backend *b)
 	b->hcap = 0;
 	b->indexed = 0;
 	b->why[0] = '\0';
+	b->fix = NULL;
 	b->drained = calloc((size_t)n + 1, 1);
 	b->fail = calloc((size_t)n + 1, sizeof *b->fail);
 	return b->drained && b->fail ? FW_OK : FW_ENOMEM;
@@ -1074,6 +1245,18 @@ static void local_close(struct fw_backend *b)
 	free(b);
 }
 
+/* A restore (how: "cannot restore") that stopped at b->why: the store
+ * file, the job and the field, and what to do (b->fix), which the why
+ * is cut to leave room for. */
+static int refused(const struct fw_backend *b, int rc, const char *how, struct fw_diag *d)
+{
+	size_t fix = b->fix ? strlen(b->fix) + 2 : 0, lead = strlen(how) + 28;
+	int room = fix + lead < sizeof d->msg ? (int)(sizeof d->msg - 1 - fix - lead) : 0;
+
+	return fw_diag_set(d, rc, fw_store_path(b->store), 0, 0, "store.jobs", "%s the local backend's jobs: %.*s%s%s",
+			   how, room, b->why[0] ? b->why : fw_strerror(rc), b->fix ? "; " : "", b->fix ? b->fix : "");
+}
+
 static int local_open(const struct fw_backend_config *cfg, struct fw_backend **out, struct fw_diag *d)
 {
 	struct fw_backend *b = calloc(1, sizeof *b);
@@ -1105,6 +1288,8 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	rc = cfg->seed_jobs ? seed(b, cfg->now)
 			    : fw_store_each(cfg->store, FW_STORE_JOBS, load_one, b);
 	if (rc == FW_OK)
+		rc = gpu_books(b);
+	if (rc == FW_OK)
 		load_drains(b);
 	if (rc == FW_OK)
 		rc = requeue_lost(b, cfg->queues ? cfg->queues : cfg->fleet, cfg->now);
@@ -1117,10 +1302,7 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		return rc;
 	}
 	if (rc != FW_OK) {
-		rc = fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot restore the local backend's jobs: %s%s",
-				 b->why[0] ? b->why : fw_strerror(rc),
-				 b->why[0] ? " (the --config must keep the topology levels and nodes the stored jobs use)"
-					   : "");
+		rc = refused(b, rc, "cannot restore", d);
 		local_close(b);
 		return rc;
 	}
@@ -1872,10 +2054,11 @@ static int local_reload(struct fw_backend *b, struct fw_diag *d)
 	if (rc == FW_OK)
 		rc = fw_store_each(b->store, FW_STORE_JOBS, load_one, &f);
 	if (rc == FW_OK)
+		rc = gpu_books(&f);
+	if (rc == FW_OK)
 		rc = tally_failures(&f);
 	if (rc != FW_OK) {
-		rc = fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot re-read the local backend's jobs: %s",
-				 f.why[0] ? f.why : fw_strerror(rc));
+		rc = refused(&f, rc, "cannot re-read", d);
 		free_world(&f);
 		return rc;
 	}

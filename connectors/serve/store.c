@@ -276,6 +276,12 @@ int fw_store_open_reader(const char *dir, struct fw_serve_store **out, struct fw
 	return FW_OK;
 }
 
+const char *fw_store_path(struct fw_serve_store *st)
+{
+	const char *p = st ? sqlite3_db_filename(st->db, "main") : NULL;
+	return p && *p ? p : "the store";
+}
+
 void fw_store_close(struct fw_serve_store *st)
 {
 	if (!st)

@@ -77,6 +77,8 @@ int fw_store_open(const char *dir, bool sync_full, struct fw_serve_store **out,
  * statements are its own; callers serialise their use of it. */
 int fw_store_open_reader(const char *dir, struct fw_serve_store **out, struct fw_diag *d);
 void fw_store_close(struct fw_serve_store *st);
+/* The database's file name, for messages ("the store" when unknown). */
+const char *fw_store_path(struct fw_serve_store *st);
 int fw_store_schema_version(struct fw_serve_store *st);
 
 /* True when this open() created the database (nothing to restore). */

@@ -3025,7 +3025,68 @@ TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 	served_down(&f);
 }
 
-TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_window_before_the_backends_departure_is_the_nodes_stay, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+/* A restart after doc was stored under key in table t (the store API,
+ * as a hand edit or another version would leave it) is refused, in
+ * words naming the store file, the row, the field (words) and what to
+ * do; the daemon opens nothing (served_down frees what it opened). */
+static void restart_refused(struct served *f, enum fw_store_doc t, const char *key, const char *doc,
+			    const char *table, const char *words)
+{
+	char err[1024], fix[128];
+
+	if (t != FW_STORE_NDOCS)
+		ASSERT_EQ(fw_store_put(f->d.store, t, key, doc), FW_OK);
+	fw_serve_close(&f->d);
+	ASSERT(fw_serve_open(&f->d, &f->o, err, sizeof err) != FW_OK);
+	ASSERT_STR_CONTAINS(err, dir);
+	ASSERT_STR_CONTAINS(err, "/fairway.db: cannot restore the model from the store: ");
+	ASSERT_STR_CONTAINS(err, words);
+	snprintf(fix, sizeof fix, "with the daemon stopped, delete it from the store's %s table", table);
+	ASSERT_STR_CONTAINS(err, fix);
+}
+
+/* Each table of the model refuses a row its parser refuses, naming it:
+ * a queue, a reservation, a node's health, a user's usage. */
+TEST(a_stored_model_row_out_of_range_stops_the_start_in_words)
+{
+	static const struct {
+		enum fw_store_doc t;
+		const char *key, *doc, *table, *words;
+	} bad[] = {
+		{ FW_STORE_QUEUES, "q", "{\"name\": \"q\", \"priority\": \"high\"}", "queues", "queue q: priority: must be" },
+		{ FW_STORE_QUEUES, "q", "[]", "queues", "queue q: not a JSON object" },
+		{ FW_STORE_RESERVATIONS, "r1",
+		  "{\"id\": \"r1\", \"kind\": \"maintenance\", \"nodes\": [\"n0\"], \"start\": 10, \"end\": 5}",
+		  "reservations", "reservation r1: end: must be after start" },
+		{ FW_STORE_HEALTH, "n0", "{\"healthy\": true, \"incidents\": [-1]}", "health",
+		  "node n0: incidents[0]: must be a time in Unix seconds" },
+		{ FW_STORE_USERS, "q/alice", "{\"queue\": \"q\", \"user\": \"alice\", \"usage\": -1, \"usageAt\": 0}",
+		  "users", "user usage q/alice: usage: must be between 0 and" },
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct served f;
+		served_up(&f);
+		restart_refused(&f, bad[i].t, bad[i].key, bad[i].doc, bad[i].table, bad[i].words);
+		served_down(&f);
+	}
+}
+
+/* A job's last eviction in the decision log at a time no clock gives (a
+ * hand edit) stops the start too, naming the job and the log's table. */
+TEST(a_logged_eviction_at_a_bad_time_stops_the_start_in_words)
+{
+	struct served f;
+	struct fw_store_decision dec = { 1, -5, 1, "evict", "gone", "", "preempted", "evicted" };
+
+	served_up(&f);
+	ASSERT_EQ(fw_store_log_decision(f.d.store, &dec), FW_OK);
+	restart_refused(&f, FW_STORE_NDOCS, "", "", "decisions",
+			"job gone: its last eviction's at: must be a time in Unix seconds from 0 to 1099511627776, not -5");
+	served_down(&f);
+}
+
+TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_eviction_at_a_bad_time_stops_the_start_in_words, the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_window_before_the_backends_departure_is_the_nodes_stay, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,

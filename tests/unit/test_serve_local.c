@@ -2340,6 +2340,278 @@ TEST(a_plan_outlives_changes_that_only_free_room)
 	teardown(b);
 }
 
+/* --- a stored job the restore refuses ------------------------------------- */
+static int grab_doc(void *ctx, const char *key, const char *doc)
+{
+	if (!strcmp(key, "bad"))
+		snprintf(ctx, 4096, "%s", doc);
+	return 0;
+}
+
+/* A store holding job "bad" running on n0 (its document, as the backend
+ * wrote it, in good: 4096 bytes), the backend closed. */
+static void store_with_bad_running(char *good)
+{
+	struct fw_backend *b;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "bad", 0), FW_OK);
+	start_on(b, "bad", 1000, "n0");
+	fw_backend_local.close(b);
+	good[0] = '\0';
+	ASSERT_EQ(fw_store_each(store, FW_STORE_JOBS, grab_doc, good), FW_OK);
+	ASSERT(good[0] != '\0');
+}
+
+/* good with member key of its alloc[1] (a copy of alloc[0]; alloc: "" for
+ * the document itself) set to the JSON v (NULL: deleted), stored as job
+ * "bad". */
+static void store_edited(const char *good, const char *alloc_key, const char *key, const char *v)
+{
+	json_t *o = json_loads(good, 0, NULL), *at = o, *val = v ? json_loads(v, JSON_DECODE_ANY, NULL) : NULL;
+	char *s;
+
+	ASSERT(o != NULL && (!v || val));
+	if (alloc_key) {
+		json_t *alloc = json_object_get(o, "alloc");
+		json_array_append_new(alloc, json_deep_copy(json_array_get(alloc, 0)));
+		at = json_array_get(alloc, 1);
+	}
+	if (val)
+		json_object_set_new(at, key, val);
+	else
+		json_object_del(at, key);
+	ASSERT((s = json_dumps(o, JSON_COMPACT)) != NULL);
+	ASSERT_EQ(fw_store_put(store, FW_STORE_JOBS, "bad", s), FW_OK);
+	free(s);
+	json_decref(o);
+}
+
+/* The open of the store as it is now is refused, naming the store file,
+ * the job, the field and what to do, in words: msg. */
+#define ASSERT_OPEN_REFUSED(words)									\
+	do {												\
+		struct fw_backend_config cfg_;								\
+		struct fw_backend *nb_ = NULL;								\
+		struct fw_diag d_;									\
+		memset(&cfg_, 0, sizeof cfg_);								\
+		memset(&d_, 0, sizeof d_);								\
+		cfg_.fleet = fleet;									\
+		cfg_.store = store;									\
+		cfg_.now = 2000;									\
+		ASSERT_EQ(fw_backend_local.open(&cfg_, &nb_, &d_), FW_EINVAL);				\
+		ASSERT(nb_ == NULL);									\
+		ASSERT_STR_EQ(d_.field, "store.jobs");							\
+		ASSERT_STR_CONTAINS(d_.file, dir);							\
+		ASSERT_STR_CONTAINS(d_.file, "/fairway.db");						\
+		ASSERT_STR_CONTAINS(d_.msg, "cannot restore the local backend's jobs: job bad: ");	\
+		ASSERT_STR_CONTAINS(d_.msg, (words));							\
+		ASSERT_STR_CONTAINS(d_.msg, "delete its row from the store's jobs table");		\
+	} while (0)
+
+/* The store as it is now opens, job "bad" running on n0. */
+static void opens_running(void)
+{
+	struct fw_backend_config cfg;
+	struct fw_backend *b = NULL;
+
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = 2000;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_STR_EQ(state_of(b, "bad"), "running");
+	teardown(b);
+}
+
+/* An unknown state, or none, is refused (it used to restore as pending). */
+TEST(a_stored_job_with_an_unknown_state_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, NULL, "state", "\"paused\"");
+	ASSERT_OPEN_REFUSED("state: must be one of pending, running, done, cancelled, failed, timeout");
+	store_edited(good, NULL, "state", "7");
+	ASSERT_OPEN_REFUSED("state: must be one of");
+	store_edited(good, NULL, "state", NULL);
+	ASSERT_OPEN_REFUSED("state: must be one of");
+	ASSERT_EQ(fw_store_put(store, FW_STORE_JOBS, "bad", good), FW_OK);
+	opens_running(); /* the good document still opens: the refusals changed nothing */
+}
+
+/* submitTime, startTime, endTime: whole numbers, within the API's times. */
+TEST(a_stored_job_with_a_bad_time_is_refused)
+{
+	static const char *const keys[] = { "submitTime", "startTime", "endTime" };
+	char good[4096], words[128];
+
+	store_with_bad_running(good);
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		snprintf(words, sizeof words, "%s: must be a whole number from -1099511627776 to 1099511627776", keys[i]);
+		store_edited(good, NULL, keys[i], "\"1000\"");
+		ASSERT_OPEN_REFUSED(words);
+		store_edited(good, NULL, keys[i], "1.5");
+		ASSERT_OPEN_REFUSED(words);
+		store_edited(good, NULL, keys[i], "9223372036854775807");
+		ASSERT_OPEN_REFUSED(words);
+	}
+	ASSERT_EQ(fw_store_put(store, FW_STORE_JOBS, "bad", good), FW_OK);
+	opens_running();
+}
+
+/* starts (it used to be cast to 32 bits) and kept. */
+TEST(a_stored_job_with_bad_starts_or_kept_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, NULL, "starts", "4294967297");
+	ASSERT_OPEN_REFUSED("starts: must be a whole number from 0 to 2147483647");
+	store_edited(good, NULL, "starts", "-1");
+	ASSERT_OPEN_REFUSED("starts: must be a whole number from 0 to 2147483647");
+	store_edited(good, NULL, "kept", "-5");
+	ASSERT_OPEN_REFUSED("kept: must be a whole number from 0 to 1099511627776");
+	store_edited(good, NULL, "kept", "true");
+	ASSERT_OPEN_REFUSED("kept: must be a whole number");
+	store_edited(good, NULL, "kept", NULL); /* absent: 0, as older documents */
+	opens_running();
+}
+
+/* alloc: a list of placements, each an object. */
+TEST(a_stored_job_with_a_bad_alloc_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, NULL, "alloc", "{\"node\": \"n0\"}");
+	ASSERT_OPEN_REFUSED("alloc: must be a list of placements");
+	store_edited(good, NULL, "alloc", "[\"n0\"]");
+	ASSERT_OPEN_REFUSED("alloc[0]: must be an object {node, group, gpuMask, gpuMilli}");
+	ASSERT_EQ(fw_store_put(store, FW_STORE_JOBS, "bad", good), FW_OK);
+	opens_running();
+}
+
+/* alloc[i].node: a node name (one the fleet lacks is a fleet change: the
+ * job is requeued, a_job_requeued_by_a_fleet_change_has_a_decision). */
+TEST(a_stored_placement_without_a_node_name_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, "alloc", "node", NULL);
+	ASSERT_OPEN_REFUSED("alloc[1].node: must be a node name (1 to 63 bytes)");
+	store_edited(good, "alloc", "node", "\"\"");
+	ASSERT_OPEN_REFUSED("alloc[1].node: must be a node name");
+	store_edited(good, "alloc", "node", "3");
+	ASSERT_OPEN_REFUSED("alloc[1].node: must be a node name");
+	store_edited(good, "alloc", "node",
+		     "\"a-node-name-much-longer-than-the-sixty-three-bytes-that-fairway-keeps-for-one\"");
+	ASSERT_OPEN_REFUSED("alloc[1].node: must be a node name");
+	teardown(NULL);
+}
+
+/* alloc[i].group: one of the job's task groups (it used to be cast to 16
+ * bits, and index past the groups). */
+TEST(a_stored_placement_of_a_group_the_job_lacks_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, "alloc", "group", "1");
+	ASSERT_OPEN_REFUSED("alloc[1].group: must be a whole number from 0 to 0");
+	store_edited(good, "alloc", "group", "65536");
+	ASSERT_OPEN_REFUSED("alloc[1].group: must be a whole number from 0 to 0");
+	store_edited(good, "alloc", "group", "-1");
+	ASSERT_OPEN_REFUSED("alloc[1].group: must be a whole number from 0 to 0");
+	store_edited(good, "alloc", "group", NULL);
+	ASSERT_OPEN_REFUSED("alloc[1].group: is required (a task group of the job, 0 to 0)");
+	store_edited(good, "alloc", "node", "\"n1\""); /* a second task of group 0, on n1: fine */
+	opens_running();
+}
+
+/* alloc[i].gpuMask: GPUs a node may have (FW_MAX_GPUS_PER_NODE bits; it
+ * used to be cast to 32 bits); alloc[i].gpuMilli: 0 to 1000. */
+TEST(a_stored_placement_with_a_bad_gpu_mask_or_share_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, "alloc", "gpuMask", "4294967311");
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: must be a whole number from 0 to 65535");
+	store_edited(good, "alloc", "gpuMask", "65536");
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: must be a whole number from 0 to 65535");
+	store_edited(good, "alloc", "gpuMask", NULL);
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: is required");
+	store_edited(good, "alloc", "gpuMask", "7");
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: holds 3 GPUs, and its task group 0 asks 4");
+	store_edited(good, "alloc", "gpuMilli", "1001");
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMilli: must be a whole number from 1 to 1000");
+	store_edited(good, "alloc", "gpuMilli", "0"); /* GPUs held, none of them used */
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMilli: must be a whole number from 1 to 1000");
+	store_edited(good, "alloc", "gpuMilli", NULL);
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMilli: is required");
+	teardown(NULL);
+}
+
+/* Two running tasks on one GPU (here alloc[1], a copy of alloc[0]: the
+ * same 4 GPUs of n0) are refused, naming the GPU: the core would refuse
+ * every snapshot of that world.  A running job with no placement too. */
+TEST(a_gpu_held_twice_or_a_running_job_without_placements_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, "alloc", "group", "0");
+	ASSERT_OPEN_REFUSED("alloc[1].gpuMask: GPU 0 of node n0 is held by running tasks stored before this one too "
+			    "(2000 milli of 1000 in all)");
+	store_edited(good, NULL, "alloc", "[]");
+	ASSERT_OPEN_REFUSED("alloc: a running job holds at least one placement");
+	store_edited(good, "alloc", "gpuMask", "240"); /* GPUs 4 to 7 of n0: fine */
+	opens_running();
+}
+
+/* A document whose name is not its key in the store (two keys naming one
+ * job would be one job twice), and one that is no JSON object. */
+TEST(a_stored_job_not_named_by_its_key_or_not_an_object_is_refused)
+{
+	char good[4096];
+
+	store_with_bad_running(good);
+	store_edited(good, NULL, "name", "\"other\"");
+	ASSERT_OPEN_REFUSED("name: must be the job's key in the store (\"bad\"), not \"other\"");
+	ASSERT_EQ(fw_store_put(store, FW_STORE_JOBS, "bad", "[1, 2]"), FW_OK);
+	ASSERT_OPEN_REFUSED("(document): is not a JSON object");
+	ASSERT_EQ(fw_store_put(store, FW_STORE_JOBS, "bad", "{\"state\": "), FW_OK);
+	ASSERT_OPEN_REFUSED("(document): is not a JSON object");
+	ASSERT_EQ(fw_store_put(store, FW_STORE_JOBS, "bad", good), FW_OK);
+	opens_running();
+}
+
+/* reload() of a store holding a document the restore refuses fails,
+ * saying why, and changes nothing in memory: the job runs on. */
+TEST(a_reload_of_a_refused_document_changes_nothing)
+{
+	struct fw_backend *b;
+	struct fw_backend_config cfg;
+	struct fw_diag d;
+	char good[4096];
+
+	store_with_bad_running(good);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = 2000;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	store_edited(good, "alloc", "group", "3");
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_backend_local.reload(b, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "store.jobs");
+	ASSERT_STR_CONTAINS(d.msg, "cannot re-read the local backend's jobs: job bad: alloc[1].group: must be");
+	ASSERT_STR_EQ(state_of(b, "bad"), "running");
+	teardown(b);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries,
 	  model_deserved_survives_reopen_and_becomes_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
 	  gpu_hour_budget_survives_reopen_and_reaches_the_snapshot,
@@ -2355,4 +2627,10 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  a_capture_builds_what_a_read_reads_whatever_changes_after_it,
 	  a_job_keeps_its_selectors_not_the_submitters_room, task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
 	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons,
-	  ended_jobs_are_forgotten_after_min_job_age, a_plan_outlives_changes_that_only_free_room)
+	  ended_jobs_are_forgotten_after_min_job_age, a_plan_outlives_changes_that_only_free_room,
+	  a_stored_job_with_an_unknown_state_is_refused, a_stored_job_with_a_bad_time_is_refused,
+	  a_stored_job_with_bad_starts_or_kept_is_refused, a_stored_job_with_a_bad_alloc_is_refused,
+	  a_stored_placement_without_a_node_name_is_refused, a_stored_placement_of_a_group_the_job_lacks_is_refused,
+	  a_stored_placement_with_a_bad_gpu_mask_or_share_is_refused,
+	  a_stored_job_not_named_by_its_key_or_not_an_object_is_refused, a_reload_of_a_refused_document_changes_nothing,
+	  a_gpu_held_twice_or_a_running_job_without_placements_is_refused)
