@@ -9,10 +9,10 @@
  * dominant share (ties: queue index), jobs in each queue's order.  A job
  * that earned a reservation in allocate waits for it (letting it reclaim
  * cost two results targets, docs/policies.md); where reclaim or
- * preemption could have applied (its leaf queue below its fair share, or
- * a candidate victim of lower priority in its queue), its entry says it
- * was not tried (fw_pending.untried, mark_untried: a look at the RESERVE
- * decisions only).
+ * preemption could have applied (a candidate victim the reclaim rules
+ * would take for it, its leaf queue below its fair share; or one of lower
+ * priority in its leaf queue), its entry says it was not tried
+ * (fw_pending.untried, mark_untried: the RESERVE decisions only).
  *
  * Victims.  A running job v may be evicted for preemptor p when
  *   - v runs on a node p may start on (p's node filter, snapshot.h);
@@ -1178,25 +1178,33 @@ static bool may_preempt(const struct cyc *y, int32_t p)
 	       r != FW_REASON_CHECKPOINT_WAIT && !budget_blocks(y, p);
 }
 
-/* Might a lower-priority job of p's leaf queue be a victim (running,
- * preemptible, past its protection, not evicted)?  A scan that stops at
- * the first. */
-static bool lower_in_queue(const struct rc *x, int32_t p)
+/* What reclaim or preemption could take for reserved job p: a candidate
+ * eligible to be reclaimed for it (only when its leaf queue is below its
+ * fair share: eligible's first test), or one of lower priority in its
+ * leaf queue (FW_UNTRIED_*).  Stops once it knows. */
+static int32_t could_take(struct rc *x, int32_t p)
 {
-	const struct fw_job *pj = &x->y->s->jobs[p];
+	const struct fw_snapshot *s = x->y->s;
+	const struct fw_job *pj = &s->jobs[p];
+	bool below = qdom(x, pj->queue, fw_res_zero()) < x->fair_dom[pj->queue];
+	int32_t got = 0, all = below ? FW_UNTRIED_RECLAIM | FW_UNTRIED_PREEMPT : FW_UNTRIED_PREEMPT;
 
-	for (int32_t i = 0; i < x->ncand; i++) {
-		const struct fw_job *vj = &x->y->s->jobs[x->cand[i].job];
-		if (vj->queue == pj->queue && vj->priority < pj->priority && !x->y->evicted[x->cand[i].job])
-			return true;
+	x->nclaim = fw__mdes_need(x->y, p, x->claim_model, x->claim_gpus);
+	for (int32_t i = 0; i < x->ncand && got != all; i++) {
+		int32_t v = x->cand[i].job;
+		if (x->y->evicted[v] || (x->held && x->held[v]))
+			continue;
+		if (s->jobs[v].queue == pj->queue)
+			got |= s->jobs[v].priority < pj->priority ? FW_UNTRIED_PREEMPT : 0;
+		else if (below && !(got & FW_UNTRIED_RECLAIM) && eligible(x, p, v) != FW_REASON_NONE)
+			got |= FW_UNTRIED_RECLAIM;
 	}
-	return false;
+	return got;
 }
 
 /* A job that holds a reservation is no preemptor (reclaiming for it
  * measured two results targets worse): where reclaim or preemption could
- * have applied (its leaf queue below its fair share, a lower-priority
- * victim in its queue), its entry says it was not tried (untried,
+ * have applied (could_take), its entry says it was not tried (untried,
  * fw_pending_format).  Only the RESERVE decisions are looked at. */
 static void mark_untried(struct rc *x)
 {
@@ -1208,9 +1216,7 @@ static void mark_untried(struct rc *x)
 		if (y->dec[i].kind != FW_DECIDE_RESERVE || r->reason != FW_REASON_HAS_RESERVATION ||
 		    !y->ji[p].pending || y->started[p] || !within_limits(y, p) || budget_blocks(y, p))
 			continue;
-		int32_t q = y->s->jobs[p].queue;
-		r->untried = (qdom(x, q, fw_res_zero()) < x->fair_dom[q] ? FW_UNTRIED_RECLAIM : 0) |
-			     (lower_in_queue(x, p) ? FW_UNTRIED_PREEMPT : 0);
+		r->untried = could_take(x, p);
 	}
 }
 

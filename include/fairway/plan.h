@@ -307,9 +307,10 @@ struct fw_pending {
 				     * compare with memcmp */
 };
 
-/* fw_pending.untried: its leaf queue is below its fair share (reclaim),
- * or a preemptible job of lower priority runs in its leaf queue
- * (preemption). */
+/* fw_pending.untried: a running job the reclaim rules would take for it
+ * (its leaf queue below its fair share, the victim's side above), or a
+ * preemptible job of lower priority, past its protection, in its leaf
+ * queue (preemption). */
 #define FW_UNTRIED_RECLAIM 1
 #define FW_UNTRIED_PREEMPT 2
 
