@@ -98,7 +98,9 @@
  * Per domain, when that fails (choose).  The cheapest victims across the
  * cluster may sit in different domains, none freed, and use up their
  * queue's margin before the victims that would free one are reached
- * (two 4-GPU victims on two nodes for an 8-GPU job).  Only then, for a
+ * (two 4-GPU victims on two nodes for an 8-GPU job).  Only then (a
+ * failed walk that took such idle victims; one whose every victim made
+ * room near it failed for want of victims, and is not retried), for a
  * preemptor that must fit in one domain of its home level (a node for a
  * job of one task, else the domain of its required level: home_level),
  * victims are chosen per domain (by_domain): one sweep over the eligible
@@ -182,6 +184,7 @@ struct rc {
 	int32_t nvict;
 	int32_t *idle;          /* the last pass's victims that made no room */
 	int32_t nidle;
+	bool idled;             /* gather: some pass took an idle victim */
 	bool *skip;             /* per job: left out of this gather's passes */
 	int32_t *skipped;       /* the jobs skip marks, to clear them */
 	int32_t budget;         /* evictions left this cycle */
@@ -530,8 +533,10 @@ static int gather(struct rc *x, int32_t p, int64_t need)
 	bool idle = true;
 	int rc = 0;
 
+	x->idled = false;
 	for (int pass = 0; pass < MAX_PASSES && idle && rc == 0; pass++) {
 		rc = gather_pass(x, p, need, &idle);
+		x->idled = x->idled || (rc == 0 && x->nidle > 0);
 		for (int32_t k = 0; rc == 0 && idle && k < x->nidle; k++)
 			x->skip[x->skipped[nskip++] = x->idle[k]] = true;
 	}
@@ -772,13 +777,16 @@ static int by_domain(struct rc *x, int32_t p, int64_t need)
 
 /* Choose the victims that let p (needing need whole GPUs in one gang)
  * start, pruned: the global gather first (cheapest across the cluster);
- * only when it makes no room, and p must fit in a domain smaller than
- * the cluster, per domain (by_domain).  1: chosen (x->vict); 0: none. */
+ * only when it makes no room after taking victims that made none near
+ * them (idle: the case a domain's own victims can mend; a walk whose
+ * every victim helped failed for want of victims), and p must fit in a
+ * domain smaller than the cluster, per domain (by_domain).  1: chosen
+ * (x->vict); 0: none. */
 static int choose(struct rc *x, int32_t p, int64_t need)
 {
 	int rc = gather_pruned(x, p, need);
 
-	if (rc != 0 || need <= 0 || (x->dl = home_level(x->y, &x->y->s->jobs[p])) == 0)
+	if (rc != 0 || !x->idled || need <= 0 || (x->dl = home_level(x->y, &x->y->s->jobs[p])) == 0)
 		return rc;
 	return by_domain(x, p, need);
 }
