@@ -409,6 +409,18 @@ static const char *no_room_words(int64_t r)
 	}
 }
 
+/* A reserved job's "...; reclaim not tried: it holds a reservation"
+ * (fw_pending.untried), appended to buf. */
+static void untried_note(const struct fw_pending *r, char *buf, size_t n)
+{
+	static const char *const what[] = { NULL, "reclaim", "preemption", "reclaim and preemption" };
+	size_t k = strlen(buf);
+	int u = r->untried & (FW_UNTRIED_RECLAIM | FW_UNTRIED_PREEMPT);
+
+	if (u && k + 1 < n)
+		snprintf(buf + k, n - k, "; %s not tried: it holds a reservation", what[u]);
+}
+
 char *fw_pending_format(const struct fw_snapshot *s, const struct fw_pending *r, char *buf, size_t n)
 {
 	const char *words;
@@ -424,6 +436,7 @@ char *fw_pending_format(const struct fw_snapshot *s, const struct fw_pending *r,
 		snprintf(buf + k, n - k, "; not now: %s", words);
 	else if (r->why_a < 0 && r->why_b > FW_REASON_STARTED && r->why_b < FW_REASON_COUNT)
 		snprintf(buf + k, n - k, "; not now: no room for it (%s)", fw_reason_name((enum fw_reason)r->why_b));
+	untried_note(r, buf, n);
 	return buf;
 }
 

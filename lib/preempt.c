@@ -6,7 +6,13 @@
  *
  * Preemptors.  Pending jobs that did not start, have no reservation and
  * are within their queue limits, leaf queues in ascending allocated/fair
- * dominant share (ties: queue index), jobs in each queue's order.
+ * dominant share (ties: queue index), jobs in each queue's order.  A job
+ * that earned a reservation in allocate waits for it (letting it reclaim
+ * cost two results targets, docs/policies.md); where reclaim or
+ * preemption could have applied (a candidate victim the reclaim rules
+ * would take for it, its leaf queue below its fair share; or one of lower
+ * priority in its leaf queue), its entry says it was not tried
+ * (fw_pending.untried, mark_untried: the RESERVE decisions only).
  *
  * Victims.  A running job v may be evicted for preemptor p when
  *   - v runs on a node p may start on (p's node filter, snapshot.h);
@@ -89,12 +95,38 @@
  * first could do: a preemptor the first pass placed is placed as before
  * (later preemptors may see a different eviction budget).
  *
+ * Per domain, when that fails (choose).  The cheapest victims across the
+ * cluster may sit in different domains, none freed, and use up their
+ * queue's margin before the victims that would free one are reached
+ * (two 4-GPU victims on two nodes for an 8-GPU job).  Only then (a
+ * failed walk that took such idle victims; one whose every victim made
+ * room near it failed for want of victims, and is not retried), for a
+ * preemptor that must fit in one domain of its home level (a node for a
+ * job of one task, else the domain of its required level: home_level),
+ * victims are chosen per domain (by_domain): one sweep over the eligible
+ * candidates, cheapest first, counts for each domain the GPUs its
+ * victims free and their work until its free GPUs reach the
+ * preemptor's, and ranks the MAX_DOMAINS domains reached at the least
+ * work (ties: their victims' GPUs, then domain id; the sweep stops once
+ * a candidate costs at least the last of them; a domain whose free and
+ * eligible GPUs never reach the preemptor's is never tried); then in
+ * each, in that order, the gathering and pruning above run on that
+ * domain's victims alone, and the set losing the least work wins (ties:
+ * fewer GPUs, then the domain first in order).  A domain is tried only
+ * while its estimate (work, then GPUs) is below the best set found.
+ * Where the global pick succeeds, the fallback costs nothing; always
+ * choosing per domain (branch wip/reclaim-per-domain) cost +10% cycle
+ * time and one results target.  A gang that may spread across the
+ * cluster (no required level, more than one task), and consolidation,
+ * gather across it only.
+ *
  * No thrashing.  Victims are evicted only when the preemptor then places
  * (with the ordinary placement, so reservations are honoured); otherwise
  * every victim is put back and nothing is evicted.  The policy's
  * max_evictions bounds the victims per cycle (default 32), and at most
  * 2 * max_evictions preemptors are tried, each with at most MAX_PROBES
- * placement searches while victims are gathered; a job is skipped when one of
+ * placement searches per gather pass (and the fallback's gathers in at
+ * most MAX_DOMAINS domains); a job is skipped when one of
  * the same shape, leaf queue and priority already failed this cycle (the
  * same victims are eligible for it: a cost bound, not a proof).
  *
@@ -126,11 +158,20 @@
 #define DEFAULT_MAX_EVICTIONS 32
 #define MAX_PROBES 8 /* placement searches per preemptor while gathering */
 #define MAX_PASSES 3 /* gather passes per preemptor (idle victims skipped) */
+#define MAX_DOMAINS 3 /* domains the fallback gathers victims in, cheapest first */
 
 struct cand {
 	int64_t work;   /* fw_job_lost_work(): the run since its last checkpoint */
 	int64_t gpus;
 	int32_t job;
+};
+
+/* A domain where the preemptor could fit after evicting its cheapest
+ * eligible victims, and the work those lose (rank_domains). */
+struct dpick {
+	int64_t work;
+	int64_t gpus;
+	int32_t dom;
 };
 
 struct rc {
@@ -143,6 +184,7 @@ struct rc {
 	int32_t nvict;
 	int32_t *idle;          /* the last pass's victims that made no room */
 	int32_t nidle;
+	bool idled;             /* gather: some pass took an idle victim */
 	bool *skip;             /* per job: left out of this gather's passes */
 	int32_t *skipped;       /* the jobs skip marks, to clear them */
 	int32_t budget;         /* evictions left this cycle */
@@ -169,6 +211,20 @@ struct rc {
 	int nclaim;
 	bool claiming;          /* fw__claim: only the claim's victims */
 	int32_t claim_tries;    /* claims that may still try in allocate */
+	/* the per-domain fallback (by_domain; arrays made on first use) */
+	int32_t dl;             /* the preemptor's home level */
+	int32_t dom;            /* gather only victims with a node in it; -1: all */
+	int64_t *dfree;         /* per domain: GPUs its eligible victims free */
+	int64_t *dwork;         /* ... the work they lose */
+	int64_t *dgpus;         /* ... and their GPUs */
+	int32_t *dseen;         /* ... the last victim counted in it, + 1 */
+	int32_t *dtouch;        /* the domains the sweep touched */
+	int32_t ndtouch;
+	struct dpick top[MAX_DOMAINS];
+	int32_t ntop;
+	int32_t *best;          /* the cheapest domain's victims so far */
+	enum fw_reason *best_why;
+	int32_t nbest;
 };
 
 static double qdom(const struct rc *x, int32_t q, struct fw_res minus)
@@ -411,6 +467,17 @@ static bool within_filter(const struct rc *x, int32_t p, int32_t v)
 	return false;
 }
 
+/* Does victim v run on a node of domain x->dom (level x->dl)? */
+static bool in_dom(const struct rc *x, int32_t v)
+{
+	const struct fw_job *vj = &x->y->s->jobs[v];
+
+	for (int32_t k = 0; k < vj->alloc_count; k++)
+		if (fw__ancestor(&x->y->c, x->y->s->allocs[vj->alloc_first + k].node, x->dl) == x->dom)
+			return true;
+	return false;
+}
+
 /* One pass of gather: candidates not in x->skip, cheapest first.  A
  * victim taken without making room near its nodes (helps) is "idle":
  * only a later victim beside it can make it useful.  *idle says whether
@@ -428,8 +495,8 @@ static int gather_pass(struct rc *x, int32_t p, int64_t need, bool *idle)
 	*idle = false;
 	for (int32_t i = 0; i < x->ncand && x->nvict < most && probes < MAX_PROBES; i++) {
 		int32_t v = x->cand[i].job;
-		if ((x->held && x->held[v]) || x->skip[v])
-			continue; /* another preemptor waits for its checkpoint, or idle before */
+		if ((x->held && x->held[v]) || x->skip[v] || (x->dom >= 0 && !in_dom(x, v)))
+			continue; /* another preemptor waits for its checkpoint, idle before, or elsewhere */
 		enum fw_reason why = x->moving ? movable(x, v) : eligible(x, p, v);
 		if (why == FW_REASON_NONE || !within_filter(x, p, v)) {
 			*idle = *idle || (nidle > 0 && why == FW_REASON_NONE);
@@ -466,8 +533,10 @@ static int gather(struct rc *x, int32_t p, int64_t need)
 	bool idle = true;
 	int rc = 0;
 
+	x->idled = false;
 	for (int pass = 0; pass < MAX_PASSES && idle && rc == 0; pass++) {
 		rc = gather_pass(x, p, need, &idle);
+		x->idled = x->idled || (rc == 0 && x->nidle > 0);
 		for (int32_t k = 0; rc == 0 && idle && k < x->nidle; k++)
 			x->skip[x->skipped[nskip++] = x->idle[k]] = true;
 	}
@@ -496,6 +565,230 @@ static int prune(struct rc *x, int32_t p)
 		x->nvict--;
 	}
 	return FW_OK;
+}
+
+/* ---- the per-domain fallback ------------------------------------------ */
+
+/* Gather in x->dom (everywhere when -1), then prune.  1: the victims are
+ * in x->vict, off the node state; 0: none, every victim back. */
+static int gather_pruned(struct rc *x, int32_t p, int64_t need)
+{
+	int rc = gather(x, p, need);
+
+	if (rc > 0 && (rc = prune(x, p)) == FW_OK)
+		return 1;
+	return rc;
+}
+
+/* The level of the domain the preemptor must fit in: a node for a job of
+ * one task (or one that asks for a node), else its required level; 0,
+ * the root, for a gang that may spread anywhere. */
+static int32_t home_level(const struct cyc *y, const struct fw_job *pj)
+{
+	int32_t L = y->s->topology.nlevels;
+
+	if (fw_job_tasks(pj) == 1 || pj->required_level == FW_LEVEL_NODE)
+		return L + 1;
+	return pj->required_level == FW_LEVEL_NONE ? 0 : pj->required_level + 1;
+}
+
+static int dom_alloc(struct rc *x)
+{
+	int32_t n = x->y->c.ndom + 1, m = (x->budget > 0 ? x->budget : 0) + 1;
+
+	if (x->dfree)
+		return FW_OK;
+	x->dfree = FW_ARENA_NEW(x->y->a, int64_t, n);
+	x->dwork = FW_ARENA_NEW(x->y->a, int64_t, n);
+	x->dgpus = FW_ARENA_NEW(x->y->a, int64_t, n);
+	x->dseen = FW_ARENA_NEW(x->y->a, int32_t, n);
+	x->dtouch = FW_ARENA_NEW(x->y->a, int32_t, n);
+	x->best = FW_ARENA_NEW(x->y->a, int32_t, m);
+	x->best_why = FW_ARENA_NEW(x->y->a, enum fw_reason, m);
+	return x->dfree && x->dwork && x->dgpus && x->dseen && x->dtouch && x->best && x->best_why ? FW_OK
+												   : FW_ENOMEM;
+}
+
+static bool dpick_less(const struct dpick *a, const struct dpick *o)
+{
+	if (a->work != o->work)
+		return a->work < o->work;
+	return a->gpus != o->gpus ? a->gpus < o->gpus : a->dom < o->dom;
+}
+
+/* Keep domain d among the MAX_DOMAINS cheapest, by (work, GPUs of its
+ * victims, domain id). */
+static void top_insert(struct rc *x, int64_t work, int64_t gpus, int32_t d)
+{
+	struct dpick e = { work, gpus, d };
+
+	if (x->ntop == MAX_DOMAINS && !dpick_less(&e, &x->top[MAX_DOMAINS - 1]))
+		return;
+	int32_t i = x->ntop < MAX_DOMAINS ? x->ntop++ : MAX_DOMAINS - 1;
+	for (; i > 0 && dpick_less(&e, &x->top[i - 1]); i--)
+		x->top[i] = x->top[i - 1];
+	x->top[i] = e;
+}
+
+/* Count candidate i in the domains of its nodes (its work once per
+ * domain, the GPUs of each task there).  A domain whose free whole GPUs
+ * and those its victims so far free reach need is ranked (dfree -1). */
+static void count_victim(struct rc *x, int32_t i, int64_t need)
+{
+	const struct fw_snapshot *s = x->y->s;
+	const struct fw__cstate *c = &x->y->c;
+	const struct fw_job *vj = &s->jobs[x->cand[i].job];
+
+	for (int32_t k = 0; k < vj->alloc_count; k++) {
+		const struct fw_task_alloc *a = &s->allocs[vj->alloc_first + k];
+		int32_t d = fw__ancestor(c, a->node, x->dl);
+		if (x->dseen[d] == 0)
+			x->dtouch[x->ndtouch++] = d;
+		if (x->dfree[d] < 0)
+			continue;
+		if (x->dseen[d] != i + 1) {
+			x->dwork[d] += x->cand[i].work;
+			x->dgpus[d] += x->cand[i].gpus;
+		}
+		x->dseen[d] = i + 1;
+		x->dfree[d] += __builtin_popcount(a->gpu_mask);
+		if (c->dom[d].free_whole + x->dfree[d] >= need) {
+			top_insert(x, x->dwork[d], x->dgpus[d], d);
+			x->dfree[d] = -1;
+		}
+	}
+}
+
+/* The MAX_DOMAINS domains of the home level where evicting the cheapest
+ * eligible victims on them frees the GPUs p needs at the least work (an
+ * estimate: placement, pruning and the victims' shrinking margin decide
+ * in by_domain).  Only domains whose free and eligible GPUs reach p's
+ * are ranked.  Candidates come cheapest first, so once that many are
+ * ranked, a candidate costing at least the last one's work cannot
+ * complete a cheaper domain. */
+static void rank_domains(struct rc *x, int32_t p, int64_t need)
+{
+	x->ntop = 0;
+	for (int32_t i = 0; i < x->ncand; i++) {
+		int32_t v = x->cand[i].job;
+		if (x->ntop == MAX_DOMAINS && x->cand[i].work >= x->top[MAX_DOMAINS - 1].work)
+			break;
+		if ((x->held && x->held[v]) || eligible(x, p, v) == FW_REASON_NONE || !within_filter(x, p, v))
+			continue;
+		count_victim(x, i, need);
+	}
+	while (x->ndtouch > 0) {
+		int32_t d = x->dtouch[--x->ndtouch];
+		x->dfree[d] = x->dwork[d] = x->dgpus[d] = 0;
+		x->dseen[d] = 0;
+	}
+}
+
+/* The work x->vict loses and its GPUs. */
+static void set_cost(const struct rc *x, int64_t *work, int64_t *gpus)
+{
+	const struct fw_snapshot *s = x->y->s;
+
+	*work = *gpus = 0;
+	for (int32_t k = 0; k < x->nvict; k++) {
+		*work += fw_job_lost_work(s, &s->jobs[x->vict[k]], s->now);
+		*gpus += fw_job_gpus(&s->jobs[x->vict[k]]);
+	}
+}
+
+static void put_back(struct rc *x)
+{
+	while (x->nvict > 0)
+		sim(x, x->vict[--x->nvict], false);
+}
+
+/* Keep x->vict as the best set (x->best); give every victim back. */
+static void keep_best(struct rc *x)
+{
+	memcpy(x->best, x->vict, (size_t)x->nvict * sizeof *x->vict);
+	memcpy(x->best_why, x->why, (size_t)x->nvict * sizeof *x->why);
+	x->nbest = x->nvict;
+	put_back(x);
+}
+
+/* Take the best set off again (x->vict).  1: there is one. */
+static int take_best(struct rc *x)
+{
+	for (x->nvict = 0; x->nvict < x->nbest; x->nvict++) {
+		sim(x, x->best[x->nvict], true);
+		x->vict[x->nvict] = x->best[x->nvict];
+		x->why[x->nvict] = x->best_why[x->nvict];
+	}
+	return x->nvict > 0;
+}
+
+/* Could domain e's estimate beat the best set found (work, gpus)? */
+static bool below(const struct dpick *e, int64_t work, int64_t gpus)
+{
+	return e->work < work || (e->work == work && e->gpus < gpus);
+}
+
+/* Gather and prune in ranked domain x->top[t] alone.  1: a set (x->vict,
+ * off the node state); 0: none. */
+static int in_domain(struct rc *x, int32_t p, int64_t need, int32_t t)
+{
+	x->dom = x->top[t].dom;
+	int rc = gather_pruned(x, p, need);
+	x->dom = -1;
+	return rc;
+}
+
+/* Victims per domain of p's home level: in each of the cheapest ranked
+ * domains (rank_domains), in order, gather and prune the victims on it
+ * alone, and keep the set that loses the least work (ties: fewer GPUs,
+ * then the domain ranked first); stop before a domain whose estimate is
+ * not below the best found (below).  1: that set is off the node state
+ * (x->vict); 0: no domain frees room. */
+static int by_domain(struct rc *x, int32_t p, int64_t need)
+{
+	int64_t best = -1, gpus = 0, w, g;
+	int rc;
+
+	if ((rc = dom_alloc(x)) != FW_OK)
+		return rc;
+	rank_domains(x, p, need);
+	x->nbest = 0;
+	for (int32_t t = 0; t < x->ntop && (best < 0 || below(&x->top[t], best, gpus)); t++) {
+		if ((rc = in_domain(x, p, need, t)) <= 0) {
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		set_cost(x, &w, &g);
+		bool better = best < 0 || w < best || (w == best && g < gpus);
+		bool last = t + 1 >= x->ntop || !below(&x->top[t + 1], better ? w : best, better ? g : gpus);
+		if (better && last)
+			return 1; /* no later domain is tried: it stays taken */
+		if (!better) {
+			put_back(x);
+			continue;
+		}
+		best = w;
+		gpus = g;
+		keep_best(x);
+	}
+	return take_best(x);
+}
+
+/* Choose the victims that let p (needing need whole GPUs in one gang)
+ * start, pruned: the global gather first (cheapest across the cluster);
+ * only when it makes no room after taking victims that made none near
+ * them (idle: the case a domain's own victims can mend; a walk whose
+ * every victim helped failed for want of victims), and p must fit in a
+ * domain smaller than the cluster, per domain (by_domain).  1: chosen
+ * (x->vict); 0: none. */
+static int choose(struct rc *x, int32_t p, int64_t need)
+{
+	int rc = gather_pruned(x, p, need);
+
+	if (rc != 0 || !x->idled || need <= 0 || (x->dl = home_level(x->y, &x->y->s->jobs[p])) == 0)
+		return rc;
+	return by_domain(x, p, need);
 }
 
 static void record_evict(struct rc *x, int32_t v, enum fw_reason why, int32_t p)
@@ -639,10 +932,8 @@ static int try_preemptor(struct rc *x, int32_t p)
 	if (!within_limits(x->y, p) || !fw__mlim_gate(x->y, p, &x->open, &scratch))
 		return FW_OK;
 	x->nclaim = fw__mdes_need(x->y, p, x->claim_model, x->claim_gpus);
-	rc = gather(x, p, fw__gang_need(&x->y->s->jobs[p]));
+	rc = choose(x, p, fw__gang_need(&x->y->s->jobs[p]));
 	if (rc <= 0)
-		return rc;
-	if ((rc = prune(x, p)) != FW_OK)
 		return rc;
 	if ((rc = fits(x, p, false, &pl)) != FW_OK)
 		return rc; /* the dry run just fitted: only ENOMEM */
@@ -667,6 +958,7 @@ static int rc_init(struct rc *x, struct cyc *y)
 
 	memset(x, 0, sizeof *x);
 	x->y = y;
+	x->dom = -1;
 	x->budget = maxev;
 	x->moves = y->pol->max_moves;
 	x->move_tries = 2 * y->pol->max_moves;
@@ -877,6 +1169,13 @@ static int drop_evicted_events(struct cyc *y)
 	return FW_OK;
 }
 
+/* Does a GPU-hour budget keep p from starting (its queue over budget, or
+ * too little left for it)? */
+static bool budget_blocks(const struct cyc *y, int32_t p)
+{
+	return (y->qbudget && fw__over_budget(y, y->ji[p].queue, NULL)) || (y->qleft && fw__budget_short(y, p, NULL));
+}
+
 static bool may_preempt(const struct cyc *y, int32_t p)
 {
 	enum fw_reason r = y->reason[p].reason;
@@ -884,8 +1183,49 @@ static bool may_preempt(const struct cyc *y, int32_t p)
 	/* CHECKPOINT_WAIT here: its claim in allocate waits for its victims */
 	return !y->started[p] && r != FW_REASON_HAS_RESERVATION && r != FW_REASON_OVER_QUOTA &&
 	       r != FW_REASON_MODEL_LIMIT && r != FW_REASON_CYCLE_LIMIT && r != FW_REASON_NEVER_FITS &&
-	       r != FW_REASON_CHECKPOINT_WAIT && !(y->qbudget && fw__over_budget(y, y->ji[p].queue, NULL)) &&
-	       !(y->qleft && fw__budget_short(y, p, NULL));
+	       r != FW_REASON_CHECKPOINT_WAIT && !budget_blocks(y, p);
+}
+
+/* What reclaim or preemption could take for reserved job p: a candidate
+ * eligible to be reclaimed for it (only when its leaf queue is below its
+ * fair share: eligible's first test), or one of lower priority in its
+ * leaf queue (FW_UNTRIED_*).  Stops once it knows. */
+static int32_t could_take(struct rc *x, int32_t p)
+{
+	const struct fw_snapshot *s = x->y->s;
+	const struct fw_job *pj = &s->jobs[p];
+	bool below = qdom(x, pj->queue, fw_res_zero()) < x->fair_dom[pj->queue];
+	int32_t got = 0, all = below ? FW_UNTRIED_RECLAIM | FW_UNTRIED_PREEMPT : FW_UNTRIED_PREEMPT;
+
+	x->nclaim = fw__mdes_need(x->y, p, x->claim_model, x->claim_gpus);
+	for (int32_t i = 0; i < x->ncand && got != all; i++) {
+		int32_t v = x->cand[i].job;
+		if (x->y->evicted[v] || (x->held && x->held[v]))
+			continue;
+		if (s->jobs[v].queue == pj->queue)
+			got |= s->jobs[v].priority < pj->priority ? FW_UNTRIED_PREEMPT : 0;
+		else if (below && !(got & FW_UNTRIED_RECLAIM) && eligible(x, p, v) != FW_REASON_NONE)
+			got |= FW_UNTRIED_RECLAIM;
+	}
+	return got;
+}
+
+/* A job that holds a reservation is no preemptor (reclaiming for it
+ * measured two results targets worse): where reclaim or preemption could
+ * have applied (could_take), its entry says it was not tried (untried,
+ * fw_pending_format).  Only the RESERVE decisions are looked at. */
+static void mark_untried(struct rc *x)
+{
+	struct cyc *y = x->y;
+
+	for (int32_t i = 0; y->nresv > 0 && i < y->ndec; i++) {
+		int32_t p = y->dec[i].job;
+		struct fw_pending *r = &y->reason[p];
+		if (y->dec[i].kind != FW_DECIDE_RESERVE || r->reason != FW_REASON_HAS_RESERVATION ||
+		    !y->ji[p].pending || y->started[p] || !within_limits(y, p) || budget_blocks(y, p))
+			continue;
+		r->untried = could_take(x, p);
+	}
 }
 
 int fw__phase_reclaim(struct cyc *y)
@@ -925,6 +1265,7 @@ int fw__phase_reclaim(struct cyc *y)
 			}
 		}
 	}
+	mark_untried(x);
 	return y->nevicted ? drop_evicted_events(y) : FW_OK;
 }
 

@@ -308,7 +308,22 @@ struct fw_pending {
 				     * reason RESERVED before it reserved),
 				     * else why_a -1 and why_b the reason
 				     * it did not fit (GANG_NO_FIT, ...) */
+	int32_t untried;            /* HAS_RESERVATION only: what the
+				     * reclaim phase could have tried for
+				     * it but does not, for it holds a
+				     * reservation (FW_UNTRIED_*; 0: none
+				     * applied, or the policy does no
+				     * reclaim) */
+	int32_t spare;              /* always 0: no padding, so entries
+				     * compare with memcmp */
 };
+
+/* fw_pending.untried: a running job the reclaim rules would take for it
+ * (its leaf queue below its fair share, the victim's side above), or a
+ * preemptible job of lower priority, past its protection, in its leaf
+ * queue (preemption). */
+#define FW_UNTRIED_RECLAIM 1
+#define FW_UNTRIED_PREEMPT 2
 
 struct fw_queue_result {
 	double fair[FW_RES_COUNT];      /* fair share */
@@ -358,7 +373,9 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
  * and for a job with a reservation why it did not start now (why_a,
  * why_b): "...; not now: it fits, but would delay the reservation of j4
  * (due at t=9000)", or "...; not now: too few whole GPUs are free at
- * once" (GANG_NO_FIT; a reason without such words by its name).
+ * once" (GANG_NO_FIT; a reason without such words by its name), then
+ * what was not tried for it (untried): "; reclaim not tried: it holds a
+ * reservation" (or "preemption", or "reclaim and preemption").
  * Bytes: FW_REASON_TEXT_MAX + FW_NAME_MAX hold it. */
 char *fw_pending_format(const struct fw_snapshot *s, const struct fw_pending *r, char *buf, size_t n);
 

@@ -3716,17 +3716,147 @@ TEST(reclaim_evicts_whole_gangs)
 	fw_snapshot_free(s);
 }
 
+/* The per-domain fallback: b (B, 0 of its 8) wants 8 GPUs on one node;
+ * A holds all 16 as four 4-GPU jobs and may give back 8 (two).  Work
+ * lost: a0 (n0) 100, a2 (n1) 200, a1 (n0) 300, a3 (n1) 400: the two
+ * cheapest sit on different nodes, and the global gather takes them,
+ * uses up A's margin and makes no room.  Per node: n0 for 400, n1 for
+ * 600: n0's pair is evicted and b starts there. */
+TEST(reclaim_gathers_victims_per_node_when_the_global_pick_fails)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	const fw_time start[4] = { 900, 700, 800, 600 };
+	s->config.reserve_depth = -1;
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].start_time = start[i];
+	int b = tb_job(s, "b", 1, 1, 8, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT_EQ(tb_find(p, a[0], FW_DECIDE_EVICT)->reason, FW_REASON_RECLAIMED);
+	ASSERT_EQ(tb_find(p, a[1], FW_DECIDE_EVICT)->reason, FW_REASON_RECLAIMED);
+	ASSERT(tb_find(p, b, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(node_of(p, b, 0), 0);
+	fw_snapshot_free(s);
+}
+
+/* ... and the fallback keeps the node whose victims lose the least work
+ * in all, not the one holding the cheapest victim: a0 (n0) 100 but a1
+ * (n0) 900, a2 (n1) 200 and a3 (n1) 300: n1 for 500 rather than n0 for
+ * 1000.  With the nodes' roles swapped the choice follows the work. */
+TEST(reclaim_fallback_keeps_the_node_that_loses_the_least_work)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	const fw_time start[4] = { 900, 100, 800, 700 };
+	s->config.reserve_depth = -1;
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].start_time = start[i];
+	int b = tb_job(s, "b", 1, 1, 8, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT(tb_find(p, a[2], FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, a[3], FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(node_of(p, b, 0), 1);
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].start_time = start[(i + 2) % 4];
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT(tb_find(p, a[0], FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, a[1], FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(node_of(p, b, 0), 0);
+	fw_snapshot_free(s);
+}
+
+/* A job that holds a reservation is no preemptor; where reclaim or
+ * preemption could have applied, its text says they were not tried.
+ * high (priority 10, 4 GPUs) and two priority-0 preemptible jobs of its
+ * queue holding n0, every runtime known: high reserves, nothing is
+ * evicted, and its entry says preemption was not tried.  With the
+ * victims not preemptible, nothing could apply: no note. */
+TEST(a_reserved_job_says_preemption_was_not_tried)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	char buf[FW_REASON_TEXT_MAX + FW_NAME_MAX];
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 8, -1, 1);
+	s->now = 5000;
+	int lo[2];
+	for (int i = 0; i < 2; i++) {
+		int n = 0;
+		lo[i] = tb_job(s, i ? "low2" : "low", 0, 1, 4, 1000, 0);
+		tb_run(s, lo[i], 1, &n, i ? 0xf0 : 0x0f);
+		s->jobs[lo[i]].start_time = i ? 4000 : 0;
+		s->jobs[lo[i]].expected_runtime = 36000;
+		s->jobs[lo[i]].preemptible = true;
+	}
+	int high = tb_job(s, "high", 0, 1, 4, 1000, 4900);
+	s->jobs[high].priority = 10;
+	s->jobs[high].expected_runtime = 3600;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT(tb_find(p, high, FW_DECIDE_RESERVE) != NULL);
+	const struct fw_pending *r = fw_plan_pending_for(p, high);
+	ASSERT_EQ(r->reason, FW_REASON_HAS_RESERVATION);
+	ASSERT_EQ(r->untried, FW_UNTRIED_PREEMPT);
+	ASSERT(strstr(fw_pending_format(s, r, buf, sizeof buf), "; preemption not tried: it holds a reservation") !=
+	       NULL);
+	for (int i = 0; i < 2; i++)
+		s->jobs[lo[i]].preemptible = false;
+	ASSERT((p = run(s, NULL)) != NULL);
+	r = fw_plan_pending_for(p, high);
+	ASSERT_EQ(r->reason, FW_REASON_HAS_RESERVATION);
+	ASSERT_EQ(r->untried, 0);
+	ASSERT(strstr(fw_pending_format(s, r, buf, sizeof buf), "not tried") == NULL);
+	fw_snapshot_free(s);
+}
+
+/* ... and reclaim: b (B, 0 of its 8) reserves behind A's four 4-GPU
+ * jobs (every runtime known) rather than reclaim; its queue is below its
+ * share, so its entry says reclaim was not tried.  With B's fair share
+ * none (nothing deserved, no weight), no note. */
+TEST(a_reserved_job_says_reclaim_was_not_tried)
+{
+	int a[4];
+	char buf[FW_REASON_TEXT_MAX + FW_NAME_MAX];
+	struct fw_snapshot *s = reclaim_case(a);
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].expected_runtime = 3600;
+	int b = tb_job(s, "b", 1, 1, 8, 1000, 500);
+	s->jobs[b].expected_runtime = 600;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	const struct fw_pending *r = fw_plan_pending_for(p, b);
+	ASSERT_EQ(r->reason, FW_REASON_HAS_RESERVATION);
+	ASSERT_EQ(r->untried, FW_UNTRIED_RECLAIM);
+	ASSERT(strstr(fw_pending_format(s, r, buf, sizeof buf), "; reclaim not tried: it holds a reservation") != NULL);
+	s->queues[1].deserved.v[FW_RES_GPU] = 0; /* B's fair share: none */
+	for (int k = 0; k < FW_RES_COUNT; k++)
+		s->queues[1].over_quota_weight[k] = 0;
+	ASSERT((p = run(s, NULL)) != NULL);
+	r = fw_plan_pending_for(p, b);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT_EQ(r->untried, 0);
+	fw_snapshot_free(s);
+}
+
 TEST(reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway)
 {
 	int a[4];
 	struct fw_snapshot *s = reclaim_case(a);
 	/* b8 needs 8 GPUs on one node.  A (fair share 8) may lose two of
-	 * its 4-GPU jobs; the cheapest eligible ones are a1 (n0, 650 s) and
-	 * a3 (n1, 700 s): 4 GPUs free on each node, never 8 on one; a0 is
-	 * not preemptible and a2 would push A under its fair share. */
+	 * its 4-GPU jobs, but a0 (n0) and a2 (n1) are not preemptible: the
+	 * eligible ones, a1 (n0, 650 s) and a3 (n1, 700 s), free 4 GPUs on
+	 * each node, never 8 on one, globally or per node.  (Evicting them
+	 * would leave b8 waiting: nothing is evicted.) */
 	s->jobs[a[1]].start_time = 350;
-	s->jobs[a[2]].start_time = 0;
 	s->jobs[a[0]].preemptible = false;
+	s->jobs[a[2]].preemptible = false;
 	int b = tb_job(s, "b8", 1, 1, 8, 1000, 500);
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
@@ -5764,7 +5894,7 @@ TEST(estimates_ahead_never_change_decisions)
 	ASSERT(later > 0);
 }
 
-#define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, a_node_coming_back_is_planned_for, a_node_that_leaves_takes_only_work_that_ends_before, a_departure_far_ahead_leaves_room_before_it, gang_waits_rather_than_starting_partially, \
+#define TESTS a_reserved_job_says_preemption_was_not_tried, a_reserved_job_says_reclaim_was_not_tried, reclaim_gathers_victims_per_node_when_the_global_pick_fails, reclaim_fallback_keeps_the_node_that_loses_the_least_work, single_gpu_jobs_bin_pack_onto_the_busiest_node, a_node_coming_back_is_planned_for, a_node_that_leaves_takes_only_work_that_ends_before, a_departure_far_ahead_leaves_room_before_it, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
