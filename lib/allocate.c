@@ -372,12 +372,30 @@ static void say(struct fw_pending *r, enum fw_reason why, int64_t a, int64_t b)
 	r->b = b;
 }
 
+/* The most milli-GPU free on one good GPU of a usable node of the model
+ * (-2: any), for GPU_SHARE. */
+static int64_t most_share_free(const struct fw__cstate *c, int32_t model)
+{
+	int64_t best = 0;
+
+	for (int32_t n = 0; n < c->nn; n++) {
+		const struct fw_node *sn = &c->s->nodes[n];
+		if (!c->nodes[n].usable || (model != -2 && c->nodes[n].model != model))
+			continue;
+		for (int k = 0; k < sn->gpu_count; k++)
+			if (!(sn->bad_gpu_mask & (1u << k)) && 1000 - c->nodes[n].used[k] > best)
+				best = 1000 - c->nodes[n].used[k];
+	}
+	return best;
+}
+
 /* Some domain had the GPUs, yet the job did not fit: what does its first
  * task lack on every usable node with room for its GPUs, as the nodes are
- * now (placement judged them so)?  Its GPU model (NO_MODEL: the most free
- * on one node of the model), else CPU, else memory (the most such a node
- * has free).  When each need alone is met somewhere, it is the needs
- * together or a later task: NO_RESOURCES, with the nodes that could hold
+ * now (placement judged them so)?  A share of one GPU that no GPU has
+ * free (GPU_SHARE: the most one has), else its GPU model (NO_MODEL: the
+ * most free on one node of the model), else CPU, else memory (the most
+ * such a node has free).  When each need alone is met somewhere, it is
+ * the needs together or a later task: NO_RESOURCES, with the nodes that could hold
  * the first task alone.  Reserved and tainted nodes count as usable, so a
  * named shortage holds on every node the job may use. */
 static void explain_no_resources(const struct cyc *y, const struct fw_job *j, struct fw_pending *r)
@@ -410,7 +428,9 @@ static void explain_no_resources(const struct cyc *y, const struct fw_job *j, st
 		mem = cn->mem_free > mem ? cn->mem_free : mem;
 		fit += cn->cpu_free >= g->cpu_milli && cn->mem_free >= g->mem_mib;
 	}
-	if (cpu < 0 && model != -2)
+	if (cpu < 0 && g->gpus == 1 && g->gpu_milli < 1000)
+		say(r, FW_REASON_GPU_SHARE, g->gpu_milli, most_share_free(&y->c, model));
+	else if (cpu < 0 && model != -2)
 		say(r, FW_REASON_NO_MODEL, g->gpus, gpus);
 	else if (cpu >= 0 && cpu < g->cpu_milli)
 		say(r, FW_REASON_NO_CPU, g->cpu_milli, cpu);
@@ -550,6 +570,31 @@ static bool explain_busy(const struct cyc *y, const struct fw_job *j, int32_t g0
 	return true;
 }
 
+/* The most whole GPUs free now in one domain of level index dl (its
+ * highest non-empty bucket). */
+static int64_t most_free_now(const struct fw__level_index *x)
+{
+	for (int32_t w = x->nwords - 1; w >= 0; w--)
+		if (x->bits[w])
+			return (w << 6) + 63 - __builtin_clzll(x->bits[w]);
+	return 0;
+}
+
+/* For FAIRSHARE_ORDER: the most whole GPUs free now in one place job j
+ * needs them in (one task: a node; a gang: a domain of its required
+ * level), when fewer than its need; else 0 (plan.h most_in_one). */
+static int64_t most_in_one(const struct cyc *y, const struct fw_job *j, int64_t need)
+{
+	int32_t L = y->s->topology.nlevels, dl = -1;
+
+	if (fw_job_tasks(j) == 1 && j->groups[0].gpu_milli == 1000)
+		dl = L + 1;
+	else if (j->required_level != FW_LEVEL_NONE)
+		dl = j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1;
+	int64_t m = dl < 0 ? 0 : most_free_now(&y->c.lvl[dl]);
+	return m < need ? m : 0;
+}
+
 static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_pending *r)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
@@ -588,6 +633,7 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 	} else {
 		r->reason = FW_REASON_FAIRSHARE_ORDER;
 		r->b = y->c.dom[0].free_whole;
+		r->most_in_one = r->b >= need ? most_in_one(y, j, need) : 0;
 	}
 }
 

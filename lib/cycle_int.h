@@ -557,13 +557,18 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
  * mended cluster (built on the first job that needs it) for the next. */
 struct fw__mend {
 	struct fw__cstate c;      /* the mended cluster, once built */
-	bool counted, built;
+	struct fw__cstate lifted; /* ... with its cordons lifted too */
+	bool counted, built, lifted_built;
 	int32_t held[2];          /* nodes health holds from a job that may use
 				   * suspect nodes [0], or avoids them [1] */
 	int64_t touched[2];       /* ... and the nodes in use with a bad GPU */
+	int32_t cordoned;         /* healthy nodes the operator cordoned
+				   * (schedulable: false), not back by a
+				   * known time: what lifting gives back */
 	int64_t gpu_nodes;        /* nodes with GPUs of the mended cluster */
+	int64_t lifted_nodes;     /* ... and of the lifted one */
 };
-int fw__health_mended(struct cyc *y, int32_t jx, struct fw__mend *m, int64_t *a, int64_t *b);
+int fw__health_mended(struct cyc *y, int32_t jx, struct fw__mend *m, struct fw__hopeless *h);
 enum { FW__DRAIN_OFF, FW__DRAIN_MARKED, FW__DRAIN_WRITTEN };
 int fw__drain_mark(struct cyc *y);
 void fw__drain_emit(struct cyc *y);

@@ -54,9 +54,15 @@
  *                    unknown for HEALTH (a = the nodes health holds from
  *                    it or took GPUs from, b = the nodes with GPUs of the
  *                    mended cluster), because health passes.  One that
- *                    does not fit it (bigger than the whole fleet) keeps
- *                    its never.  Built once per cycle, and only when a
- *                    never-job meets a node health holds from it.
+ *                    fits only once the cordoned nodes (schedulable:
+ *                    false) come back too (the cordons lifted: a second
+ *                    mended cluster, built only then) is unknown for
+ *                    NODES_OUT (a = those nodes and the cordoned ones, b
+ *                    = the nodes with GPUs then): a cordon is lifted
+ *                    too.  One that fits neither (bigger than the whole
+ *                    fleet) keeps its never.  Each built once per cycle,
+ *                    and only when a never-job meets a node health (or a
+ *                    cordon) holds from it.
  *   restart          first in allocate (fw__drain_restart, allocate.c):
  *                    each requeued job, the higher priority first, then
  *                    the earlier submission, starts again, elsewhere,
@@ -95,7 +101,7 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
 	if (r->reason != FW_REASON_GANG_NO_FIT && r->reason != FW_REASON_TOPOLOGY &&
 	    r->reason != FW_REASON_NO_RESOURCES && r->reason != FW_REASON_NO_CPU && r->reason != FW_REASON_NO_MEM &&
 	    r->reason != FW_REASON_NO_MODEL && r->reason != FW_REASON_FAIRSHARE_ORDER &&
-	    r->reason != FW_REASON_GPUS_BUSY)
+	    r->reason != FW_REASON_GPUS_BUSY && r->reason != FW_REASON_GPU_SHARE)
 		return;
 	if (lost == 0 || usable >= need || usable + lost < need)
 		return;
@@ -118,7 +124,8 @@ static bool held_out(const struct fw_node *n)
  * suspect and usable when it avoids them (what mending gives back); and
  * those with the nodes in use with a bad GPU (touched: the nodes the
  * pending HEALTH reason names, and the out-of-service ones the world
- * already holds unschedulable).  Once per cycle, O(nodes). */
+ * already holds unschedulable); and the cordoned healthy ones not back
+ * by a known time (what lifting gives back).  Once per cycle, O(nodes). */
 static void count_held(const struct fw__cstate *c, struct fw__mend *m)
 {
 	for (int32_t n = 0; n < c->nn; n++) {
@@ -127,6 +134,7 @@ static void count_held(const struct fw__cstate *c, struct fw__mend *m)
 		bool in = fw__indexed(&c->nodes[n]), out = held_out(sn) && !c->nodes[n].returning;
 		if (sn->gpu_count == 0)
 			continue;
+		m->cordoned += !sn->schedulable && !held_out(sn) && !c->nodes[n].returning;
 		for (int av = 0; av < 2; av++) {
 			bool held = out || (av && c->nodes[n].suspect && in);
 			m->held[av] += held;
@@ -139,9 +147,10 @@ static void count_held(const struct fw__cstate *c, struct fw__mend *m)
 /* The snapshot with health repaired, and every job ended: each node out
  * of service comes back whole and schedulable, each suspect one healthy,
  * each returning one back (as the empty cluster counts it); a cordoned
- * healthy node stays out (the operator's, not health's), and a node in
- * service keeps its bad GPUs (it has its others). */
-static int mend(struct cyc *y, struct fw__cstate *m)
+ * healthy node stays out (the operator's, not health's) unless lift (a
+ * cordon is lifted too), and a node in service keeps its bad GPUs (it
+ * has its others). */
+static int mend(struct cyc *y, struct fw__cstate *m, bool lift)
 {
 	const struct fw_snapshot *s = y->s;
 	struct fw_snapshot *r = FW_ARENA_RAW(y->a, struct fw_snapshot, 1);
@@ -155,7 +164,7 @@ static int mend(struct cyc *y, struct fw__cstate *m)
 	r->nodes = nodes;
 	for (int32_t n = 0; n < s->nnodes; n++) {
 		struct fw_node *x = &nodes[n];
-		bool out = held_out(&s->nodes[n]), back = out || y->c.nodes[n].returning;
+		bool out = held_out(&s->nodes[n]), back = out || (lift && !s->nodes[n].schedulable) || y->c.nodes[n].returning;
 		*x = s->nodes[n];
 		if (out)
 			x->bad_gpu_mask = 0;
@@ -176,28 +185,40 @@ static int mend(struct cyc *y, struct fw__cstate *m)
 	return fw__place_scratch(m, y->c.scratch_tasks_cap);
 }
 
-int fw__health_mended(struct cyc *y, int32_t jx, struct fw__mend *m, int64_t *a, int64_t *b)
+/* Does job jx fit the mended cluster c (built once: lift, its cordons
+ * lifted too)?  *nodes: its nodes with GPUs. */
+static int fits_mended(struct cyc *y, int32_t jx, struct fw__cstate *c, bool *built, bool lift, int64_t *nodes)
 {
 	struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .dry = true };
 	struct fw__placement p;
-	int av = !fw__may_use_suspect(&y->c, &y->s->jobs[jx]);
 	int rc;
+
+	if (!*built) {
+		if ((rc = mend(y, c, lift)) != FW_OK)
+			return rc;
+		*built = true;
+		for (int32_t n = 0; n < c->nn; n++)
+			*nodes += c->nodes[n].usable && y->s->nodes[n].gpu_count > 0;
+	}
+	return fw__place_job(c, jx, &o, &p);
+}
+
+int fw__health_mended(struct cyc *y, int32_t jx, struct fw__mend *m, struct fw__hopeless *h)
+{
+	int av = !fw__may_use_suspect(&y->c, &y->s->jobs[jx]);
+	int rc = FW_EDECLINED;
 
 	if (!m->counted)
 		count_held(&y->c, m);
-	if (m->held[av] == 0)
-		return FW_EDECLINED;
-	if (!m->built) {
-		if ((rc = mend(y, &m->c)) != FW_OK)
-			return rc;
-		m->built = true;
-		for (int32_t n = 0; n < m->c.nn; n++)
-			m->gpu_nodes += m->c.nodes[n].usable && y->s->nodes[n].gpu_count > 0;
+	if (m->held[av] > 0 && (rc = fits_mended(y, jx, &m->c, &m->built, false, &m->gpu_nodes)) == FW_OK) {
+		*h = (struct fw__hopeless){ true, FW_REASON_HEALTH, m->touched[av], m->gpu_nodes };
+		return FW_OK;
 	}
-	if ((rc = fw__place_job(&m->c, jx, &o, &p)) != FW_OK)
+	if ((rc != FW_OK && rc != FW_EDECLINED) || m->cordoned == 0)
 		return rc;
-	*a = m->touched[av];
-	*b = m->gpu_nodes;
+	if ((rc = fits_mended(y, jx, &m->lifted, &m->lifted_built, true, &m->lifted_nodes)) != FW_OK)
+		return rc;
+	*h = (struct fw__hopeless){ true, FW_REASON_NODES_OUT, m->touched[av] + m->cordoned, m->lifted_nodes };
 	return FW_OK;
 }
 

@@ -89,8 +89,9 @@
  *      which also asks whether one task fits a node, else a dry try on
  *      the empty cluster: empty_clone, never_why) and would not either
  *      once health gave back the nodes it holds out (HEALTH when it
- *      would: drain.c's mend, tried only when health holds some node
- *      out), UNKNOWN_RUNTIME otherwise (jobs that never end hold what
+ *      would), nor once the cordoned ones came back too (NODES_OUT:
+ *      drain.c's mend, built only when some node is held out),
+ *      UNKNOWN_RUNTIME otherwise (jobs that never end hold what
  *      it needs), UNKNOWN_RESERVED when the running ones among them
  *      leave room for it: reservations for jobs that never end (no
  *      runtime, no run-time limit, no queue defaultRuntime: fw__job_end)
@@ -1779,8 +1780,9 @@ static void unknown_why(struct est *e, int32_t sh, int64_t free_end, int64_t *fo
  * cluster, which the walk's last state is not when jobs with no expected
  * runtime still hold nodes there: only a shape that fits it waits for
  * them (UNKNOWN_RUNTIME).  A never is then tried on the cluster mended
- * of its health (drain.c): health passes, so one that fits there waits
- * for it (HEALTH). */
+ * of its health and with its cordoned nodes back (drain.c): health
+ * passes and a cordon is lifted, so one that fits there waits for it
+ * (HEALTH, or NODES_OUT when it needs the cordoned nodes too). */
 static int explain_open(struct est *e, int64_t free_end)
 {
 	struct fw__cstate empty;
@@ -1815,12 +1817,9 @@ static int explain_open(struct est *e, int64_t free_end)
 			else if (rc != FW_OK)
 				return rc;
 		}
-		if (h.never && (e->y->c.out_of_service > 0 || fw__any_suspect(&e->y->c))) { /* or until health mends? */
-			int64_t a = 0, b = 0;
-			rc = fw__health_mended(e->y, e->rep[sh], &mended, &a, &b);
-			if (rc == FW_OK)
-				h = (struct fw__hopeless){ true, FW_REASON_HEALTH, a, b };
-			else if (rc != FW_EDECLINED)
+		if (h.never) { /* or until health mends, or a cordon is lifted? (one count of the nodes) */
+			rc = fw__health_mended(e->y, e->rep[sh], &mended, &h);
+			if (rc != FW_OK && rc != FW_EDECLINED)
 				return rc;
 		}
 		if (!h.never) {

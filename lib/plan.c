@@ -315,6 +315,52 @@ static void health_text(const struct fw_snapshot *s, int32_t job, int64_t a, int
 	singular(buf);
 }
 
+/* Why node x takes nothing new and is not known to return ("cordoned"),
+ * or NULL: it takes work, or it comes back at a known time. */
+static const char *out_why(const struct fw_snapshot *s, const struct fw_node *x)
+{
+	if (x->gpu_count <= 0 || (x->back_at > s->now && x->back_at != 0))
+		return NULL;
+	if (x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING)
+		return x->health == FW_HEALTH_UNHEALTHY ? "unhealthy" : "draining";
+	return x->schedulable ? NULL : "cordoned";
+}
+
+/* What brings back the out nodes NODES_OUT names: a lifted cordon when
+ * each is cordoned, else repairs too. */
+static const char *out_advice(int64_t out, int64_t cordoned, int64_t a)
+{
+	if (out == 0 || cordoned < out || a > out)
+		return "lift the cordons (schedulable: true) and repair the others";
+	return out > 1 ? "lift the cordons: schedulable: true" : "lift the cordon: schedulable: true";
+}
+
+/* NODES_OUT (plan.h): the nodes out, the first few by name with why,
+ * then how many more; the suspect ones (or with bad GPUs) a counts
+ * beside them by count; and what brings them back. */
+static void nodes_out_text(const struct fw_snapshot *s, int64_t a, char *buf, size_t n)
+{
+	char names[192] = "", more[64] = "";
+	size_t k = 0;
+	int64_t out = 0, cordoned = 0;
+
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const char *why = out_why(s, &s->nodes[i]);
+		cordoned += why && why[0] == 'c';
+		if (why && ++out <= 4 && k < sizeof names)
+			k += (size_t)snprintf(names + k, sizeof names - k, "%s%.48s (%s)", k ? ", " : "", s->nodes[i].name,
+					      why);
+	}
+	if (out > 4)
+		snprintf(more, sizeof more, " and %lld more", (long long)(out - 4));
+	else if (a > out)
+		snprintf(more, sizeof more, "%s%lld nodes suspect or with bad GPUs", out ? " and " : "",
+			 (long long)(a - out));
+	snprintf(buf, n, "nodes out: the cluster could hold it only with its nodes out of service back: %s%s; it can "
+			 "start once they are back (%s)", names, more, out_advice(out, cordoned, a));
+	singular(buf);
+}
+
 /* Seconds from now to t, held at the int64 bounds (a reason's number
  * may be any value: never an overflow). */
 static int64_t until(int64_t t, int64_t now)
@@ -359,6 +405,10 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		health_text(s, job, a, b, buf, n);
 		return buf;
 	}
+	if (r == FW_REASON_NODES_OUT && s) {
+		nodes_out_text(s, a, buf, n);
+		return buf;
+	}
 	if (r == FW_REASON_TOPOLOGY && s && job >= 0 && job < s->njobs && topology_text(s, job, a, b, buf, n))
 		return buf;
 	if (r == FW_REASON_GPU_MODEL && s && job >= 0 && job < s->njobs)
@@ -386,6 +436,8 @@ static const char *no_room_words(int64_t r)
 		return "too few whole GPUs are free at once";
 	case FW_REASON_GPUS_BUSY:
 		return "no node has the GPUs free";
+	case FW_REASON_GPU_SHARE:
+		return "no GPU has its share free";
 	case FW_REASON_FAIRSHARE_ORDER:
 		return "jobs served before it in fair-share order took the room";
 	case FW_REASON_TOPOLOGY:
@@ -421,12 +473,26 @@ static void untried_note(const struct fw_pending *r, char *buf, size_t n)
 		snprintf(buf + k, n - k, "; %s not tried: it holds a reservation", what[u]);
 }
 
+/* The place a job needs its GPUs in (plan.h most_in_one): "node" for
+ * one task, else its required level's name. */
+static const char *place_name(const struct fw_snapshot *s, int32_t job)
+{
+	int32_t l = job >= 0 && job < s->njobs ? s->jobs[job].required_level : FW_LEVEL_NODE;
+
+	if (job < 0 || job >= s->njobs || fw_job_tasks(&s->jobs[job]) == 1 || l < 0 || l >= s->topology.nlevels)
+		return "node";
+	return s->topology.level[l];
+}
+
 char *fw_pending_format(const struct fw_snapshot *s, const struct fw_pending *r, char *buf, size_t n)
 {
 	const char *words;
 	size_t k;
 
 	fw_reason_format_job(s, r->job, r->reason, r->a, r->b, buf, n);
+	if (r->reason == FW_REASON_FAIRSHARE_ORDER && r->most_in_one > 0 && r->most_in_one < r->a &&
+	    (k = strlen(buf)) + 1 < n)
+		snprintf(buf + k, n - k, ", at most %lld on one %s", (long long)r->most_in_one, place_name(s, r->job));
 	if (r->reason != FW_REASON_HAS_RESERVATION || (k = strlen(buf)) + 1 >= n)
 		return buf;
 	if (r->why_a >= 0 && r->why_a < s->njobs)

@@ -111,6 +111,7 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 		if (queue_name(s, a))
 			return fw_reason_format_job(s, -1, r, a, b, buf, n);
 		break;
+	case FW_REASON_NODES_OUT:   /* names the nodes */
 	case FW_REASON_MODEL_LIMIT: /* names the queue and the model */
 	case FW_REASON_OVER_QUOTA:  /* names the queue and its limit */
 	case FW_REASON_QUEUE_LIMIT:

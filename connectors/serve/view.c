@@ -148,7 +148,8 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 	if (pe->reason == FW_REASON_GPU_MODEL || pe->reason == FW_REASON_SLICES ||
 	    pe->reason == FW_REASON_TOPOLOGY) /* names the model, the level */
 		fw_reason_format_job(s, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
-	else if (pe->reason == FW_REASON_HAS_RESERVATION) /* and why not now */
+	else if (pe->reason == FW_REASON_HAS_RESERVATION || /* and why not now */
+		 pe->reason == FW_REASON_FAIRSHARE_ORDER)   /* and the most free in one place */
 		fw_pending_format(s, pe, buf, sizeof buf);
 	else
 		waiting_text(s, p, left, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);

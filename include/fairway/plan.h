@@ -150,7 +150,10 @@
  * GPUS_BUSY, with the same a and b: it only waits for running jobs to
  * end (b >= a: the free GPUs are spread over nodes, none with a of them;
  * its text says so).  One task that no node could ever hold stays
- * GANG_NO_FIT, its start unknown for NEVER_FITS.
+ * GANG_NO_FIT, its start unknown for NEVER_FITS.  A fractional task
+ * (a share of one GPU) that finds no GPU with its share free is
+ * GPU_SHARE: a = its milli-GPU, b = the most any GPU of a usable node of
+ * its model has free (lib/allocate.c explain_no_resources).
  *
  * Evictions say why: RECLAIMED, PREEMPTED, MODEL_RECLAIMED and MOVED are
  * made for a start that follows them in the plan (a = that job, b = its
@@ -270,7 +273,11 @@ enum fw_decision_kind {
 	X(UNKNOWN_RESERVED, unknown_reserved,                                  \
 	  "it needs %lld GPUs, which no running job holds for ever, but the nodes with room for it are reserved for %lld jobs with no expected runtime, held for ever from their reservation on (give those a runtime)") \
 	X(MIN_RUNTIME, min_runtime,                                            \
-	  "reclaim waits: the GPUs it needs are held by jobs of queue #%lld, above its fair share, that have not run their queue's minimum runtime (minRuntime) yet; reclaim may take them from t=%lld")
+	  "reclaim waits: the GPUs it needs are held by jobs of queue #%lld, above its fair share, that have not run their queue's minimum runtime (minRuntime) yet; reclaim may take them from t=%lld") \
+	X(GPU_SHARE, gpu_share,                                                \
+	  "GPU share busy: its first task needs %lld milli-GPU of one GPU and no GPU it may use has more than %lld milli-GPU free now; running jobs hold the rest") \
+	X(NODES_OUT, nodes_out,                                                \
+	  "nodes out: the cluster could hold it only with %lld nodes now out of service (cordoned, unhealthy, draining or suspect) back (%lld nodes with GPUs then); it can start once they are back")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,
@@ -316,6 +323,14 @@ struct fw_pending {
 				     * reclaim) */
 	int32_t spare;              /* always 0: no padding, so entries
 				     * compare with memcmp */
+	int64_t most_in_one;        /* FAIRSHARE_ORDER of a job that needs
+				     * its GPUs in one place (one task: one
+				     * node; a gang: one domain of its
+				     * required level): the most whole GPUs
+				     * free now in one such place, when
+				     * fewer than a; else 0 (its text:
+				     * "8 GPUs are free now, at most 4 on
+				     * one node") */
 };
 
 /* fw_pending.untried: a running job the reclaim rules would take for it

@@ -1443,9 +1443,11 @@ TEST(filters_sharing_a_start_are_told_apart)
 	fw_snapshot_free(s);
 }
 
-/* A filter that only unschedulable nodes meet: the job never starts (not
- * elsewhere either), its estimate is unknown and says it never fits. */
-TEST(node_filter_on_unusable_nodes_never_fits)
+/* A filter that only a cordoned node meets: the job never starts (not
+ * elsewhere either), its estimate is unknown and says it waits for that
+ * node (nodes_out: a cordon can be lifted).  One its nodes could never
+ * hold, even so, never fits. */
+TEST(node_filter_on_cordoned_nodes_waits_for_them)
 {
 	struct fw_snapshot *s = two_racks();
 	int a1[] = { 1 };
@@ -1463,8 +1465,8 @@ TEST(node_filter_on_unusable_nodes_never_fits)
 	ASSERT_EQ(pending_of(p, j)->a, 1); /* one node it may use */
 	ASSERT_EQ(pending_of(p, j)->b, 0); /* with no free GPUs it may use */
 	ASSERT_EQ(pending_of(p, j)->expected_start, FW_TIME_UNKNOWN);
-	ASSERT_EQ(pending_of(p, j)->unknown_why, FW_REASON_NEVER_FITS);
-	ASSERT_EQ(pending_of(p, j)->why_b, 0); /* the most a node it may use holds */
+	ASSERT_EQ(pending_of(p, j)->unknown_why, FW_REASON_NODES_OUT);
+	ASSERT_EQ(pending_of(p, j)->why_a, 1); /* the cordoned node */
 	fw_snapshot_free(s);
 
 	/* its one node has 4 good GPUs and it asks 8; a gang of 2 x 8 GPUs on
@@ -2686,11 +2688,16 @@ TEST(estimate_never_fits_a_job_no_node_can_ever_host)
 	for (int n = 0; n < 4; n++)
 		s->nodes[n].schedulable = false;
 	ASSERT((p = run(s, NULL)) != NULL);
-	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_TASK_CPU);
-	s->jobs[idle].groups[0].cpu_milli = 0; /* asks nothing: still nowhere to go */
+	/* every node cordoned: a cordon can be lifted, so it waits for them */
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_NODES_OUT);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->why_a, 4);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->why_b, 4);
+	s->jobs[idle].groups[0].cpu_milli = 0; /* asks nothing: still waits for them */
 	ASSERT((p = run(s, NULL)) != NULL);
-	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_NEVER_FITS);
-	ASSERT_EQ(fw_plan_pending_for(p, idle)->why_b, 0);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_NODES_OUT);
+	s->jobs[idle].groups[0].cpu_milli = 1000000; /* more than any node, cordons lifted or not: never */
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_TASK_CPU);
 	fw_snapshot_free(s);
 }
 
@@ -5940,7 +5947,7 @@ TEST(estimates_ahead_never_change_decisions)
 	a_short_job_passes_a_long_one_by_expansion_factor, fifo_line_is_submit_then_index_however_the_jobs_arrive, \
 	one_per_node_tasks_each_get_a_node, apart_groups_never_share_a_node, a_filter_of_every_node_places_as_none, random_filters_keep_every_invariant, \
 	node_filter_keeps_a_job_on_its_nodes, filters_sharing_a_start_are_told_apart, \
-	node_filter_on_unusable_nodes_never_fits, \
+	node_filter_on_cordoned_nodes_waits_for_them, \
 	reclaim_for_a_filtered_job_evicts_on_its_nodes, a_filtered_gang_is_estimated_when_its_rack_frees, \
 	reclaim_for_group_filters_evicts_where_some_group_may_go, a_gang_with_group_filters_is_estimated_when_its_groups_free, \
 	except_filters_keep_every_invariant, an_except_filter_keeps_a_job_off_its_nodes, \

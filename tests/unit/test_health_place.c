@@ -955,7 +955,8 @@ TEST(reservation_avoids_suspect_nodes)
  * (2 of the 4 nodes), still so when the world has drained n2
  * (unschedulable) and when n3 is merely suspect for a big gang; 5 x 8 is
  * bigger than the fleet and never fits; a node cordoned while healthy is
- * the operator's, not health's, and does not count. */
+ * the operator's, not health's: a gang that needs it waits for nodes_out
+ * (a cordon can be lifted), naming it, and 5 x 8 still never fits. */
 TEST(a_gang_health_holds_back_is_not_never_fits)
 {
 	struct fw_snapshot *s = cluster(4);
@@ -1000,8 +1001,13 @@ TEST(a_gang_health_holds_back_is_not_never_fits)
 	p = run(s);
 	ASSERT(p);
 	r = fw_plan_pending_for(p, three);
-	ASSERT_EQ(r->unknown_why, FW_REASON_NEVER_FITS);
-	ASSERT_EQ(r->why_b, 16);
+	ASSERT_EQ(r->unknown_why, FW_REASON_NODES_OUT);
+	ASSERT_EQ(r->why_a, 2); /* n2 (healthy again, still unschedulable) and n3 */
+	ASSERT_EQ(r->why_b, 4); /* all four with them back */
+	fw_reason_format_job(s, three, r->unknown_why, r->why_a, r->why_b, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, "only with its nodes out of service back: n2 (cordoned), n3 (cordoned); it can start "
+				 "once they are back (lift the cordons: schedulable: true)");
+	ASSERT_EQ(fw_plan_pending_for(p, five)->unknown_why, FW_REASON_NEVER_FITS);
 	fw_snapshot_free(s);
 }
 
