@@ -696,6 +696,32 @@ static void resv_sweep(struct fw_slurm *h, const struct fw_backend_action *acts,
 
 /* ------------------------------------------------------------ drain */
 
+/* Drained already: by fairway for this reason, or by someone else, whose
+ * reason stays (release() resumes fairway's drains only). */
+static bool drained_already(const node_info_t *n, const char *reason)
+{
+	return (n->node_state & NODE_STATE_DRAIN) && n->reason &&
+	       (!strcmp(n->reason, reason) || strncmp(n->reason, "fairway: ", 9) != 0);
+}
+
+/* drained_already as slurmctld has the node now, not as the cycle's
+ * fetch had it: the fetch runs ahead of the plan, so an operator's drain
+ * made since (slurm_serve.sh serve_operator_reason_kept: drained, then
+ * reported unhealthy at once) would be overwritten with fairway's reason
+ * and later resumed as fairway's.  One RPC a drain; unanswered: the
+ * fetch's word stands. */
+static bool drained_already_now(const char *node, const char *reason)
+{
+	node_info_msg_t *m = NULL;
+	bool yes = false;
+
+	if (FW__SL(slurm_load_node_single(&m, (char *)node, SHOW_ALL)) != SLURM_SUCCESS || !m)
+		return false;
+	yes = m->record_count > 0 && drained_already(&m->node_array[0], reason);
+	FW__SLV(slurm_free_node_info_msg(m));
+	return yes;
+}
+
 static int do_drain(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	node_info_t *n = fw__slurm_node(h, a->node);
@@ -704,10 +730,7 @@ static int do_drain(struct fw_slurm *h, const struct fw_backend_action *a)
 	if (!n)
 		return FW_ENOENT;
 	snprintf(reason, sizeof reason, "fairway: %s", a->why[0] ? a->why : "drain");
-	/* Drained already: by fairway for this reason, or by someone else,
-	 * whose reason stays (release() resumes fairway's drains only). */
-	if ((n->node_state & NODE_STATE_DRAIN) && n->reason &&
-	    (!strcmp(n->reason, reason) || strncmp(n->reason, "fairway: ", 9) != 0))
+	if (drained_already(n, reason) || drained_already_now(a->node, reason))
 		return FW_OK;
 	if (fw_slurm_drain(h, a->node, reason, NULL) != FW_OK)
 		return fw__slurm_refused(h, "drain", a->node);
