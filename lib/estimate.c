@@ -175,6 +175,8 @@ struct est {
 	/* over-quota jobs with a floor, by end (quota_hold) */
 	struct qhold *qh;
 	int32_t nqh, qcap, nquota; /* nquota: quota_at's answers so far */
+	struct fw_res *qsum;       /* per queue: the holders' requests under it (NULL: none yet) */
+	bool *limited;             /* per queue: it or one on its way up has a limit */
 };
 
 /* A sorted run of end events, consumed from the front. */
@@ -254,6 +256,29 @@ static int32_t intern(struct est *e, const struct fw__shape *k, int32_t j)
 	}
 }
 
+/* Has queue q, or one on its way up, a limit? */
+static bool limited(const struct fw_snapshot *s, int32_t q)
+{
+	for (int32_t n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			if (s->queues[q].limit.v[k] != FW_UNLIMITED)
+				return true;
+	return false;
+}
+
+/* e->limited: limited() per queue, once per cycle (limit_floor asks it
+ * for every waiting job). */
+static int mark_limited(struct est *e)
+{
+	const struct fw_snapshot *s = e->y->s;
+
+	if (!(e->limited = FW_ARENA_NEW(e->y->a, bool, (size_t)s->nqueues + 1)))
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		e->limited[q] = limited(s, q);
+	return FW_OK;
+}
+
 static int est_init(struct est *e, struct cyc *y, int32_t n)
 {
 	uint32_t slots = 32;
@@ -284,7 +309,7 @@ static int est_init(struct est *e, struct cyc *y, int32_t n)
 		return FW_ENOMEM;
 	memset(e->tab, 0xff, slots * sizeof *e->tab);
 	memset(e->sig_tab, 0xff, slots * sizeof *e->sig_tab);
-	return FW_OK;
+	return mark_limited(e);
 }
 
 /* ---- step 0: when over-budget queues fall below their budgets ----------- */
@@ -675,15 +700,6 @@ static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_re
 	return worst == INT64_MIN ? 0 : worst;
 }
 
-/* Is queue a on queue q's way up (q itself included)? */
-static bool on_way_up(const struct fw_snapshot *s, int32_t q, int32_t a)
-{
-	for (int32_t n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
-		if (q == a)
-			return true;
-	return false;
-}
-
 /* The deepest queue chain quota_at follows, and the most over-quota
  * jobs it answers per cycle (each walks the end events): past them the
  * start stays unknown, as it was before (QA est-over-quota). */
@@ -699,15 +715,31 @@ struct qhold {
 	int32_t job;
 };
 
+/* The first level of chain[0 .. d) (a queue's way up to its root) on
+ * queue q's way up, d when none: every level above it is on q's way up
+ * too.  O(depth): q climbs to chain[0]'s height (the queues from it to
+ * its root), then both climb until they meet. */
+static int32_t meet(const struct fw_snapshot *s, int32_t q, const int32_t *chain, int32_t d)
+{
+	int32_t len = 0, a;
+
+	for (int32_t u = q; u >= 0 && len <= s->nqueues; u = s->queues[u].parent)
+		len++;
+	for (; len > d && q >= 0; len--)
+		q = s->queues[q].parent;
+	for (a = d - len; a < d && q >= 0 && chain[a] != q; a++)
+		q = s->queues[q].parent;
+	return q >= 0 ? a : d;
+}
+
 /* Take what job x holds (u) off the levels of chain[0 .. d) it is
- * under, held[a] for chain[a]. */
+ * under (meet and above), held[a] for chain[a]. */
 static void give_back(const struct fw_snapshot *s, int32_t x, struct fw_res u, const int32_t *chain, int32_t d,
 		      struct fw_res *held)
 {
-	for (int32_t a = 0; a < d; a++)
-		if (on_way_up(s, s->jobs[x].queue, chain[a]))
-			for (int k = 0; k < FW_RES_COUNT; k++)
-				held[a].v[k] -= u.v[k];
+	for (int32_t a = meet(s, s->jobs[x].queue, chain, d); a < d; a++)
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			held[a].v[k] -= u.v[k];
 }
 
 /* Does need fit every limit of chain[0 .. d), beside held? */
@@ -720,20 +752,15 @@ static bool quota_fits(const struct fw_snapshot *s, const int32_t *chain, int32_
 	return true;
 }
 
-/* What chain[0 .. d) holds now: y->alloc plus the holders under each. */
+/* What chain[0 .. d) holds now: y->alloc plus the holders under each
+ * (e->qsum, kept by quota_hold). */
 static struct fw_res *quota_held(const struct est *e, const int32_t *chain, int32_t d)
 {
 	const struct cyc *y = e->y;
-	struct fw_res *held = FW_ARENA_NEW(y->a, struct fw_res, d), neg;
+	struct fw_res *held = FW_ARENA_NEW(y->a, struct fw_res, d);
 
 	for (int32_t a = 0; held && a < d; a++)
-		held[a] = y->alloc[chain[a]];
-	for (int32_t h = 0; held && h < e->nqh; h++) {
-		neg = fw_job_request(&y->s->jobs[e->qh[h].job]);
-		for (int k = 0; k < FW_RES_COUNT; k++)
-			neg.v[k] = -neg.v[k];
-		give_back(y->s, e->qh[h].job, neg, chain, d, held);
-	}
+		held[a] = e->qsum ? fw_res_add(y->alloc[chain[a]], e->qsum[chain[a]]) : y->alloc[chain[a]];
 	return held;
 }
 
@@ -784,6 +811,21 @@ static fw_time quota_at(struct est *e, int32_t j)
 	}
 }
 
+/* Add holder j's request to e->qsum of each queue on its way up, so
+ * quota_held reads what the holders hold under a queue in O(1), not
+ * O(holders) per job. */
+static int hold_sum(struct est *e, int32_t j)
+{
+	const struct fw_snapshot *s = e->y->s;
+	struct fw_res need = fw_job_request(&s->jobs[j]);
+
+	if (!e->qsum && !(e->qsum = FW_ARENA_NEW(e->y->a, struct fw_res, (size_t)s->nqueues + 1)))
+		return FW_ENOMEM;
+	for (int32_t q = s->jobs[j].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
+		e->qsum[q] = fw_res_add(e->qsum[q], need);
+	return FW_OK;
+}
+
 /* Hold over-quota job j, expected no sooner than at, in the holders
  * (sorted by end), so the jobs behind it count its room as taken. */
 static int quota_hold(struct est *e, int32_t j, fw_time at)
@@ -807,7 +849,7 @@ static int quota_hold(struct est *e, int32_t j, fw_time at)
 		e->qh[h] = e->qh[h - 1];
 	e->qh[h] = (struct qhold){ end, j };
 	e->nqh++;
-	return FW_OK;
+	return hold_sum(e, j);
 }
 
 /* A waiting job's estimate, never now (fw__not_now).  A shape fits at
@@ -870,16 +912,6 @@ static int quota_floor(struct est *e, int32_t i, const struct fw_pending *r)
 	return quota_hold(e, j, e->floor[i]);
 }
 
-/* Has queue q, or one on its way up, a limit? */
-static bool limited(const struct fw_snapshot *s, int32_t q)
-{
-	for (int32_t n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
-		for (int k = 0; k < FW_RES_COUNT; k++)
-			if (s->queues[q].limit.v[k] != FW_UNLIMITED)
-				return true;
-	return false;
-}
-
 /* A waiting job r (at position i) that is not over quota but under a
  * limit: the over-quota jobs and the others of such queues tried before
  * it hold their room (quota_hold), so it is no sooner than when the
@@ -893,7 +925,7 @@ static int limit_floor(struct est *e, int32_t i, const struct fw_pending *r)
 	int32_t j = r->job;
 	fw_time at;
 
-	if (!limited(y->s, y->ji[j].queue) || e->nquota++ >= QUOTA_JOBS ||
+	if (!e->limited[y->ji[j].queue] || e->nquota++ >= QUOTA_JOBS ||
 	    (at = quota_at(e, j)) == FW_TIME_UNKNOWN)
 		return FW_OK;
 	if (at > y->s->now)
@@ -942,7 +974,11 @@ static int sort_out(struct est *e, int32_t n)
 		/* a job behind a strict line's head keeps allocate's label
 		 * (as with no estimates) unless its budget makes its start
 		 * unknown: w takes what the budget tests write */
-		struct fw_pending lab = *r, *w = r->reason == FW_REASON_HEAD_OF_LINE ? &lab : r;
+		struct fw_pending lab, *w = r;
+		if (r->reason == FW_REASON_HEAD_OF_LINE) {
+			lab = *r;
+			w = &lab;
+		}
 		/* over a budget, tried or not: its queue starts nothing until
 		 * the usage falls below it (refill), if known */
 		bool quota = r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT;
