@@ -179,6 +179,7 @@ struct rc {
 	struct cand *cand;
 	int32_t ncand;
 	double *fair_dom;       /* per queue: the cycle's fair share */
+	int32_t *qdepth;        /* per queue: the queues above it (common) */
 	int32_t *vict;          /* this attempt's victims */
 	enum fw_reason *why;
 	int32_t nvict;
@@ -232,14 +233,6 @@ static double qdom(const struct rc *x, int32_t q, struct fw_res minus)
 	return fw_res_dominant_share(fw_res_sub(x->y->alloc[q], minus), x->y->c.capacity);
 }
 
-static bool on_path(const struct fw_snapshot *s, int32_t a, int32_t leaf)
-{
-	for (int32_t q = leaf; q >= 0; q = s->queues[q].parent)
-		if (q == a)
-			return true;
-	return false;
-}
-
 /* Allocated / fair dominant share of queue q after adding delta. */
 static double ratio(const struct rc *x, int32_t q, struct fw_res delta)
 {
@@ -251,16 +244,34 @@ static double ratio(const struct rc *x, int32_t q, struct fw_res delta)
 	return a / f;
 }
 
-/* The lowest (lo) or highest ratio() on leaf's path below its lowest
- * common ancestor with other, after delta. */
-static double side(const struct rc *x, int32_t leaf, int32_t other, struct fw_res delta, bool lo)
+/* The lowest common ancestor of queues a and b (each itself included),
+ * -1 when none: the deeper one climbs until they meet, O(depth).  The
+ * queues on a's way up below it are exactly those not on b's way up, so
+ * a loop over them stops there instead of walking b's way up at each. */
+static int32_t common(const struct rc *x, int32_t a, int32_t b)
+{
+	const struct fw_snapshot *s = x->y->s;
+
+	while (a >= 0 && b >= 0 && a != b) {
+		if (x->qdepth[a] >= x->qdepth[b])
+			a = s->queues[a].parent;
+		else
+			b = s->queues[b].parent;
+	}
+	return a >= 0 && a == b ? a : -1;
+}
+
+/* The lowest (lo) or highest ratio() on leaf's path below top (its
+ * lowest common ancestor with the other leaf), after delta.  ratio() is
+ * never NaN, so the comparisons pick as fmin and fmax would. */
+static double side(const struct rc *x, int32_t leaf, int32_t top, struct fw_res delta, bool lo)
 {
 	const struct fw_snapshot *s = x->y->s;
 	double best = lo ? 1e300 : -1e300;
 
-	for (int32_t q = leaf; q >= 0 && !on_path(s, q, other); q = s->queues[q].parent) {
+	for (int32_t q = leaf; q >= 0 && q != top; q = s->queues[q].parent) {
 		double r = ratio(x, q, delta);
-		best = lo ? fmin(best, r) : fmax(best, r);
+		best = lo ? (r < best ? r : best) : (r > best ? r : best);
 	}
 	return best;
 }
@@ -270,11 +281,11 @@ static double side(const struct rc *x, int32_t leaf, int32_t other, struct fw_re
  * every queue's on the preemptor's side after the move (not only the
  * ancestor's two children: a leaf under its share is no victim because
  * its department is over). */
-static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw_job *vj)
+static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw_job *vj, int32_t top)
 {
 	struct fw_res lose = fw_res_sub(fw_res_zero(), fw__job_use(x->y->s, vj)), gain = fw_job_request(pj);
 
-	return side(x, vj->queue, pj->queue, lose, true) >= side(x, pj->queue, vj->queue, gain, false) - 1e-9;
+	return side(x, vj->queue, top, lose, true) >= side(x, pj->queue, top, gain, false) - 1e-9;
 }
 
 /* Why v may be evicted for p, or NONE. */
@@ -299,14 +310,15 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		return FW_REASON_NONE;
 	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue])
 		return FW_REASON_NONE;
-	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj))
+	int32_t top = common(x, vj->queue, pj->queue);
+	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj, top))
 		return FW_REASON_RECLAIMED;
 	struct fw_res use = fw__job_use(s, vj), plus = fw_res_sub(fw_res_zero(), fw_job_request(pj));
-	for (int32_t q = vj->queue; q >= 0; q = s->queues[q].parent)
-		if (!on_path(s, q, pj->queue) && qdom(x, q, use) < x->fair_dom[q])
+	for (int32_t q = vj->queue; q >= 0 && q != top; q = s->queues[q].parent)
+		if (qdom(x, q, use) < x->fair_dom[q])
 			return FW_REASON_NONE;
-	for (int32_t q = pj->queue; q >= 0; q = s->queues[q].parent)
-		if (!on_path(s, q, vj->queue) && qdom(x, q, plus) > x->fair_dom[q] + 1e-9)
+	for (int32_t q = pj->queue; q >= 0 && q != top; q = s->queues[q].parent)
+		if (qdom(x, q, plus) > x->fair_dom[q] + 1e-9)
 			return FW_REASON_NONE; /* it would take more than its share back */
 	return FW_REASON_RECLAIMED;
 }
@@ -951,6 +963,19 @@ static int try_preemptor(struct rc *x, int32_t p)
 	return fw__record_start(x->y, p, &pl);
 }
 
+/* x->qdepth: how many queues are above each (common). */
+static int depth_init(struct rc *x)
+{
+	const struct fw_snapshot *s = x->y->s;
+
+	if (!(x->qdepth = FW_ARENA_NEW(x->y->a, int32_t, (size_t)s->nqueues + 1)))
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		for (int32_t u = s->queues[q].parent; u >= 0 && x->qdepth[q] < s->nqueues; u = s->queues[u].parent)
+			x->qdepth[q]++;
+	return FW_OK;
+}
+
 static int rc_init(struct rc *x, struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -991,6 +1016,8 @@ static int rc_init(struct rc *x, struct cyc *y)
 			f.v[r] = (int64_t)llround(y->share[q].fair[r]);
 		x->fair_dom[q] = fw_res_dominant_share(f, y->c.capacity);
 	}
+	if (depth_init(x) != FW_OK)
+		return FW_ENOMEM;
 	return build_cands(x);
 }
 
