@@ -261,31 +261,38 @@ static int32_t common(const struct rc *x, int32_t a, int32_t b)
 	return a >= 0 && a == b ? a : -1;
 }
 
-/* The lowest (lo) or highest ratio() on leaf's path below top (its
- * lowest common ancestor with the other leaf), after delta.  ratio() is
- * never NaN, so the comparisons pick as fmin and fmax would. */
-static double side(const struct rc *x, int32_t leaf, int32_t top, struct fw_res delta, bool lo)
+/* The highest ratio() on leaf's path below top (its lowest common
+ * ancestor with the other leaf) after delta, -1e300 when none.  ratio()
+ * is never NaN, so the comparison picks as fmax would. */
+static double highest(const struct rc *x, int32_t leaf, int32_t top, struct fw_res delta)
 {
 	const struct fw_snapshot *s = x->y->s;
-	double best = lo ? 1e300 : -1e300;
+	double best = -1e300;
 
 	for (int32_t q = leaf; q >= 0 && q != top; q = s->queues[q].parent) {
 		double r = ratio(x, q, delta);
-		best = lo ? (r < best ? r : best) : (r > best ? r : best);
+		best = r > best ? r : best;
 	}
 	return best;
 }
 
 /* FW_RECLAIM_NARROW (policy.h): below the lowest common ancestor of the
- * two leaves, every queue on the victim's side keeps a ratio at least
- * every queue's on the preemptor's side after the move (not only the
- * ancestor's two children: a leaf under its share is no victim because
- * its department is over). */
+ * two leaves (top), every queue on the victim's side keeps a ratio at
+ * least every queue's on the preemptor's side after the move (not only
+ * the ancestor's two children: a leaf under its share is no victim
+ * because its department is over).  The victim's side stops at its
+ * first queue below the preemptor side's highest (less 1e-9): the
+ * lowest is below it then, whatever the others. */
 static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw_job *vj, int32_t top)
 {
-	struct fw_res lose = fw_res_sub(fw_res_zero(), fw__job_use(x->y->s, vj)), gain = fw_job_request(pj);
+	const struct fw_snapshot *s = x->y->s;
+	struct fw_res lose = fw_res_sub(fw_res_zero(), fw__job_use(s, vj));
+	double least = highest(x, pj->queue, top, fw_job_request(pj)) - 1e-9;
 
-	return side(x, vj->queue, top, lose, true) >= side(x, pj->queue, top, gain, false) - 1e-9;
+	for (int32_t q = vj->queue; q >= 0 && q != top; q = s->queues[q].parent)
+		if (ratio(x, q, lose) < least)
+			return false;
+	return true;
 }
 
 /* Why v may be evicted for p, or NONE. */
