@@ -925,8 +925,10 @@ static int limit_floor(struct est *e, int32_t i, const struct fw_pending *r)
 	int32_t j = r->job;
 	fw_time at;
 
-	if (!e->limited[y->ji[j].queue] || e->nquota++ >= QUOTA_JOBS ||
-	    (at = quota_at(e, j)) == FW_TIME_UNKNOWN)
+	if (e->nquota >= QUOTA_JOBS || !e->limited[y->ji[j].queue])
+		return FW_OK; /* past the first QUOTA_JOBS, no job's queue is read */
+	e->nquota++;
+	if ((at = quota_at(e, j)) == FW_TIME_UNKNOWN)
 		return FW_OK;
 	if (at > y->s->now)
 		e->floor[i] = at;
