@@ -56,6 +56,15 @@ for ue in "jobs submit --gpus 1|jobs submit" "jobs list --bogus|jobs list" "jobs
 		bad "usage-error-points-at-help: $ue_cmd (exit $ue_rc)"; echo "$ue_out" | head -3
 	fi
 done
+# a token file that is not there: the refusal says how to make one (before,
+# only "No such file or directory")
+TK=$(mktemp -d)
+expect "serve-missing-token-file-says-how" 2 \
+	"--token-file $TK/none: No such file or directory; write one of at least 16 characters, e.g. head -c 32" \
+	timeout 20 "$FW" serve --state "$TK/st" --listen 127.0.0.1:0 --token-file "$TK/none"
+expect "serve-missing-agent-token-file-says-how" 2 "--agent-token-file $TK/none: No such file or directory; write one" \
+	timeout 20 "$FW" serve --state "$TK/st" --listen 127.0.0.1:0 --agent-token-file "$TK/none"
+rm -rf "$TK"
 HX=$(mktemp -d)
 hx_line=$("$FW" sim run --help | grep -m1 '^  fairway sim run --trace synthetic ')
 hx_fw=$(cd "$(dirname "$FW")" && pwd)/fairway
