@@ -2577,8 +2577,12 @@ static const char usage_text[] =
 	"unless --teams is given.\n"
 	"Jobs over G GPUs become gangs of G-GPU tasks.  See docs/sim.md.\n"
 	"\n"
-	"example:\n"
-	"  fairway sim run --trace cluster08.csv --nodes 10x8 --json m.json\n";
+	"examples:\n"
+	"  fairway sim run --trace synthetic --policies fifo,fairway --json m.json\n"
+	"      (no trace needed: a generated one with cluster06's statistics)\n"
+	"  fairway sim run --trace ../shared/traces/microsoft-itp/cluster08.csv \\\n"
+	"      --policies fifo,slurm,kai,fairway --report r.html\n"
+	"      (the real trace; its standard size, 10x8, is the default --nodes)\n";
 
 /* The usage text plus the registered policies. */
 static void print_usage(FILE *f)

@@ -35,6 +35,48 @@ expect "sim-run-policies-at-most-8" 2 "--policies: at most 8 entries a run; spli
 # --preemptible says what fairway's reclaim leaves out (docs/policies.md)
 expect "help-sim-run-preemptible-names-reservations" 0 "fairway not for a job that holds a reservation" \
 	"$FW" sim run --help
+# Every help teaches by example, and sim run's first example runs as
+# written from any directory (a generated trace: no file needed; before,
+# the only example named a cluster08.csv in the current directory).
+for hc in "policies" "sim" "trace" "stats"; do
+	expect "help-$hc-has-examples" 0 "  fairway $hc" "$FW" $hc --help
+done
+# A usage error points at the help that has the answer: a jobs
+# subcommand's own (`fairway jobs submit --help` lists --queue), else the
+# command's (before, every jobs error pointed at `fairway jobs --help`).
+for ue in "jobs submit --gpus 1|jobs submit" "jobs list --bogus|jobs list" "jobs --bogus|jobs list" \
+	"jobs cancel|jobs cancel" "queues set|queues" "jobs nosuch|jobs"; do
+	IFS='|' read -r ue_cmd ue_help <<<"$ue"
+	# shellcheck disable=SC2086
+	ue_out=$("$FW" $ue_cmd --server http://127.0.0.1:1 2>&1)
+	ue_rc=$?
+	if [ "$ue_rc" = 2 ] && [ "$(tail -1 <<<"$ue_out")" = "run \`fairway $ue_help --help\` for usage" ]; then
+		ok "usage-error-points-at-help: $ue_cmd"
+	else
+		bad "usage-error-points-at-help: $ue_cmd (exit $ue_rc)"; echo "$ue_out" | head -3
+	fi
+done
+# a token file that is not there: the refusal says how to make one (before,
+# only "No such file or directory")
+TK=$(mktemp -d)
+expect "serve-missing-token-file-says-how" 2 \
+	"--token-file $TK/none: No such file or directory; write one of at least 16 characters, e.g. head -c 32" \
+	timeout 20 "$FW" serve --state "$TK/st" --listen 127.0.0.1:0 --token-file "$TK/none"
+expect "serve-missing-agent-token-file-says-how" 2 "--agent-token-file $TK/none: No such file or directory; write one" \
+	timeout 20 "$FW" serve --state "$TK/st" --listen 127.0.0.1:0 --agent-token-file "$TK/none"
+rm -rf "$TK"
+HX=$(mktemp -d)
+hx_line=$("$FW" sim run --help | grep -m1 '^  fairway sim run --trace synthetic ')
+hx_fw=$(cd "$(dirname "$FW")" && pwd)/fairway
+read -ra hx_args <<<"${hx_line#  fairway }"
+if [ -n "$hx_line" ] && (cd "$HX" && "$hx_fw" "${hx_args[@]}" >out.txt 2>&1) &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [p["policy"] for p in d["policies"]] == ["fifo", "fairway"]' \
+		"$HX/m.json"; then
+	ok "help-sim-run-example-runs-as-written"
+else
+	bad "help-sim-run-example-runs-as-written ($hx_line)"; head -5 "$HX/out.txt" 2>/dev/null
+fi
+rm -rf "$HX"
 expect "help-for-unknown-command" 2 "unknown command 'nosuch'" "$FW" help nosuch
 expect "no-args-shows-usage" 2 "usage: fairway" "$FW"
 expect "unknown-command" 2 "unknown command 'frobnicate'" "$FW" frobnicate

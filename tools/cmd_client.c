@@ -42,7 +42,26 @@ struct opts {
 	char **argv;
 	int npos;             /* the positional words: subcommand, NAME */
 	char **pos;
+	const char *sub;      /* the subcommand, once check_args knows it */
 };
+
+static bool has_own_help(const char *cmd, const char *sub);
+
+/* A usage error of o's command (fw_cli_usage_error's words), whose last
+ * line points at the subcommand's own help when it has one: `fairway
+ * jobs submit` without --queue says run `fairway jobs submit --help`. */
+__attribute__((format(printf, 2, 3))) static int usage_error(const struct opts *o, const char *fmt, ...)
+{
+	bool own = has_own_help(o->cmd, o->sub);
+	va_list ap;
+
+	fprintf(stderr, "fairway %s: error: ", o->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nrun `fairway %s%s%s --help` for usage\n", o->cmd, own ? " " : "", own ? o->sub : "");
+	return 2;
+}
 
 struct reply {
 	long status;
@@ -269,7 +288,7 @@ static const char *arg(struct opts *o, int k)
 static int need(struct opts *o, const char *what, const char *v)
 {
 	if (!v)
-		return fw_cli_usage_error(o->cmd, "%s is required", what);
+		return usage_error(o, "%s is required", what);
 	return 0;
 }
 
@@ -309,7 +328,7 @@ static int name_path(struct opts *o, char *path, size_t n, const char *prefix, c
 	char enc[512];
 
 	if (!encode(enc, sizeof enc, name) || (size_t)snprintf(path, n, "%s%s%s", prefix, enc, suffix) >= n)
-		return fw_cli_usage_error(o->cmd, "'%.40s...' is too long for a name (at most %d bytes)", name,
+		return usage_error(o, "'%.40s...' is too long for a name (at most %d bytes)", name,
 					  FW_NAME_MAX - 1);
 	return 0;
 }
@@ -370,7 +389,7 @@ static int milli_ok(struct opts *o, const char *fl, const char *v, const char *n
 
 	for (size_t i = 0; i < sizeof milli_flags / sizeof milli_flags[0]; i++)
 		if (!strcmp(fl, milli_flags[i].flag) && fw_parse_fixed(num, 3, &m) == FW_EINVAL)
-			return fw_cli_usage_error(o->cmd, "%s %s: at most 3 decimals (%s)", fl, v, milli_flags[i].unit);
+			return usage_error(o, "%s %s: at most 3 decimals (%s)", fl, v, milli_flags[i].unit);
 	return 0;
 }
 
@@ -389,14 +408,14 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 	if (!v)
 		return 0;
 	if (!fw_cli_decimal(v, &x, &end) || *end)
-		return fw_cli_usage_error(o->cmd, "%s '%s' is not a %s number in decimal digits (%s; no exponent or hex)",
+		return usage_error(o, "%s '%s' is not a %s number in decimal digits (%s; no exponent or hex)",
 					  fl, v, integer ? "whole" : "plain", integer ? "e.g. 16" : "e.g. 8 or 0.5");
 	if (integer && x != floor(x))
-		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number%s", fl, v,
+		return usage_error(o, "%s %s: must be a whole number%s", fl, v,
 					  !strcmp(fl, "--gpus") ? "; for a fraction of a GPU use --gpus 1 --gpu-fraction F "
 								  "(e.g. 0.5: half of one GPU)" : "");
 	if (r && (x < r->lo || x > r->hi))
-		return fw_cli_usage_error(o->cmd, "%s %s: must be from %s to %s", fl, v, bound(r->lo, a, sizeof a),
+		return usage_error(o, "%s %s: must be from %s to %s", fl, v, bound(r->lo, a, sizeof a),
 					  bound(r->hi, b, sizeof b));
 	if (milli_ok(o, fl, v, v))
 		return 2;
@@ -418,10 +437,10 @@ static int set_memory(struct opts *o, json_t *obj, const char *key)
 	if (!v)
 		return 0;
 	if ((rc = fw_config_parse_mib(v, &mib)) == FW_EINVAL)
-		return fw_cli_usage_error(o->cmd, "--memory '%s' is not a memory amount; give MiB (512) or a binary "
+		return usage_error(o, "--memory '%s' is not a memory amount; give MiB (512) or a binary "
 					  "quantity (512Mi, 80Gi, 1Ti; decimal suffixes like G are not taken)", v);
 	if (rc != FW_OK || mib < r->lo || mib > r->hi)
-		return fw_cli_usage_error(o->cmd, "--memory %s: must be from %s to %s MiB", v, bound(r->lo, a, sizeof a),
+		return usage_error(o, "--memory %s: must be from %s to %s MiB", v, bound(r->lo, a, sizeof a),
 					  bound(r->hi, b, sizeof b));
 	json_object_set_new(obj, key, json_integer((json_int_t)mib));
 	return 0;
@@ -439,11 +458,11 @@ static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl
 	if (!v)
 		return 0;
 	if (!fw_cli_duration(v, &x))
-		return fw_cli_usage_error(o->cmd, "%s '%s': expected seconds or a DURATION like 90s, 10m, 2h, 1d or 1h30m", fl, v);
+		return usage_error(o, "%s '%s': expected seconds or a DURATION like 90s, 10m, 2h, 1d or 1h30m", fl, v);
 	if (x != floor(x))
-		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number of seconds", fl, v);
+		return usage_error(o, "%s %s: must be a whole number of seconds", fl, v);
 	if (x < 0 || x > SECS_MAX)
-		return fw_cli_usage_error(o->cmd, "%s %s: must be from 0 to %lld seconds (365 days)", fl, v,
+		return usage_error(o, "%s %s: must be from 0 to %lld seconds (365 days)", fl, v,
 					  (long long)SECS_MAX);
 	json_object_set_new(obj, key, json_integer((json_int_t)x));
 	return 0;
@@ -460,11 +479,11 @@ static int time_sane(struct opts *o, const char *fl, const char *v, double x)
 	double now = (double)time(NULL), h = (double)FW_API_HORIZON_S;
 
 	if (x < now - h || x > now + h)
-		return fw_cli_usage_error(o->cmd, "%s %s: more than 10 years %s now; give +DURATION from now (+10m, "
+		return usage_error(o, "%s %s: more than 10 years %s now; give +DURATION from now (+10m, "
 					  "+2d) or a Unix time within 10 years of now (%.0f)", fl, v,
 					  x < now ? "before" : "after", now);
 	if (!strcmp(fl, "--end") && x <= now)
-		return fw_cli_usage_error(o->cmd, "%s %s: is in the past (now is %.0f); a reservation must end in the "
+		return usage_error(o, "%s %s: is in the past (now is %.0f); a reservation must end in the "
 					  "future", fl, v, now);
 	return 0;
 }
@@ -483,21 +502,21 @@ static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *k
 	unit = v + strspn(v, "0123456789.");
 	if (*v == '+') {
 		if (!(v[1] >= '0' && v[1] <= '9') || !fw_cli_duration(v + 1, &x))
-			return fw_cli_usage_error(o->cmd, "%s '%s': expected +DURATION like +10m, +2h or +1h30m", fl, v);
+			return usage_error(o, "%s '%s': expected +DURATION like +10m, +2h or +1h30m", fl, v);
 		x = floor(x + (double)time(NULL));
 	} else if (*v == '-')
-		return fw_cli_usage_error(o->cmd, "%s %s: a time is not negative; give a Unix time in seconds, or "
+		return usage_error(o, "%s %s: a time is not negative; give a Unix time in seconds, or "
 					  "+DURATION from now like +10m", fl, v);
 	else if (unit != v && !*unit && !strchr(v, '.'))
 		x = strtod(v, NULL);
 	else if (unit != v && *unit && fw_cli_duration(v, &x))
-		return fw_cli_usage_error(o->cmd, "%s %s: a duration needs a leading + (%s from now: +%s), or give a "
+		return usage_error(o, "%s %s: a duration needs a leading + (%s from now: +%s), or give a "
 					  "Unix time in seconds", fl, v, v, v);
 	else
-		return fw_cli_usage_error(o->cmd, "%s '%s': expected a Unix time in whole seconds or +DURATION like +10m",
+		return usage_error(o, "%s '%s': expected a Unix time in whole seconds or +DURATION like +10m",
 					  fl, v);
 	if (x > TIME_MAX)
-		return fw_cli_usage_error(o->cmd, "%s %s: times go up to %.0f (Unix seconds)", fl, v, TIME_MAX);
+		return usage_error(o, "%s %s: times go up to %.0f (Unix seconds)", fl, v, TIME_MAX);
 	if (time_sane(o, fl, v, x))
 		return 2;
 	json_object_set_new(obj, key, json_integer((json_int_t)x));
@@ -511,7 +530,7 @@ static int file_alone(struct opts *o, const char *what)
 {
 	for (int i = 0; i + 1 < o->argc; i += 2)
 		if (strcmp(o->argv[i], "--file") && strcmp(o->argv[i], "--test-only")) /* --test-only: how to send it */
-			return fw_cli_usage_error(o->cmd, "--file and %s: give the %s either as a file or as flags",
+			return usage_error(o, "--file and %s: give the %s either as a file or as flags",
 						  o->argv[i], what);
 	return 0;
 }
@@ -614,7 +633,7 @@ static int set_budget(struct opts *o, json_t *q)
 	if (!v)
 		return 0;
 	if (!fw_cli_decimal(v, &x, &end) || *end)
-		return fw_cli_usage_error(o->cmd, "--gpu-hour-budget '%.40s' is not a number of GPU-hours", v);
+		return usage_error(o, "--gpu-hour-budget '%.40s' is not a number of GPU-hours", v);
 	if (x < 0 || x > FW_BUDGET_MAX_GPU_H)
 		return fw_cli_usage_error(o->cmd,
 					  "--gpu-hour-budget %s: must be from 0 to %.0f GPU-hours (0 removes it)", v,
@@ -631,7 +650,7 @@ static int set_preemptible(struct opts *o, json_t *q)
 	if (!v)
 		return 0;
 	if (strcmp(v, "true") && strcmp(v, "false"))
-		return fw_cli_usage_error(o->cmd, "--preemptible '%.40s': true or false (false: the queue's running "
+		return usage_error(o, "--preemptible '%.40s': true or false (false: the queue's running "
 						  "jobs are never evicted by reclaim, preemption or consolidation)", v);
 	json_object_set_new(q, "preemptible", json_boolean(!strcmp(v, "true")));
 	return 0;
@@ -661,7 +680,7 @@ static int set_model_table(struct opts *o, json_t *q, const char *name, const ch
 		bool lift = eq && !strcmp(eq + 1, "none");
 		double x = lift ? 0 : -1;
 		if (!eq || eq == t || (!lift && (!fw_cli_decimal(eq + 1, &x, &end) || *end || x < 0))) {
-			int rc = fw_cli_usage_error(o->cmd, "%s '%.60s': expected MODEL=GPUS pairs, e.g. H100=16,A100=8 %s",
+			int rc = usage_error(o, "%s '%.60s': expected MODEL=GPUS pairs, e.g. H100=16,A100=8 %s",
 						    name, t, form);
 			free(dup);
 			json_decref(m);
@@ -878,7 +897,7 @@ static int cmd_queues(struct opts *o)
 			return rc ? rc : 2;
 		if (!strcmp(sub, "set") && !flag(o, "--file") && json_object_size(body) == 0) {
 			json_decref(body); /* an empty PATCH would change nothing and print "saved" */
-			return fw_cli_usage_error(o->cmd, "nothing to change: give at least one of --parent, "
+			return usage_error(o, "nothing to change: give at least one of --parent, "
 						  "--deserved-gpus, --limit-gpus, --weight, --priority, --min-runtime, "
 						  "--default-runtime, --max-runtime, --default-checkpoint-interval, "
 						  "--preemptible, --gpu-model-limits, --gpu-model-deserved, "
@@ -886,7 +905,7 @@ static int cmd_queues(struct opts *o)
 		}
 		rc = call(o, !strcmp(sub, "set") ? "PATCH" : "PUT", path, body, &r);
 	} else
-		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
+		return usage_error(o, "unknown subcommand '%s'", sub);
 	json_decref(body);
 	if (rc)
 		return rc;
@@ -1198,7 +1217,7 @@ static int slice_flag(struct opts *o, json_t *t)
 		return 0;
 	n = colon ? strtol(v, &end, 10) : 0;
 	if (!colon || end != colon || colon == v || n < 1 || n > FW_API_COUNT_MAX || !colon[1])
-		return fw_cli_usage_error(o->cmd, "--slice: '%.60s' is not SIZE:LEVEL (tasks per slice, 1..%d, and the "
+		return usage_error(o, "--slice: '%.60s' is not SIZE:LEVEL (tasks per slice, 1..%d, and the "
 						  "topology level each slice keeps inside, or node), e.g. --slice 4:nvlink",
 					  v, FW_API_COUNT_MAX);
 	json_object_set_new(t, "slice", json_pack("{s:I,s:s}", "size", (json_int_t)n, "required", colon + 1));
@@ -1217,26 +1236,26 @@ static int node_selector(struct opts *o, json_t *j)
 	if (!sel)
 		return 0;
 	if (strlen(sel) >= sizeof buf)
-		return fw_cli_usage_error(o->cmd, "--node-selector: longer than %zu bytes", sizeof buf - 1);
+		return usage_error(o, "--node-selector: longer than %zu bytes", sizeof buf - 1);
 	strcpy(buf, sel);
 	m = json_object();
 	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(w, '=');
 		if (!eq || eq == w) {
 			json_decref(m);
-			return fw_cli_usage_error(o->cmd, "--node-selector: '%.60s' is not KEY=VALUE (KEY= for a label "
+			return usage_error(o, "--node-selector: '%.60s' is not KEY=VALUE (KEY= for a label "
 							  "without a value), e.g. --node-selector gpu=h100,ib=", w);
 		}
 		*eq = '\0';
 		if (json_object_get(m, w)) {
 			json_decref(m);
-			return fw_cli_usage_error(o->cmd, "--node-selector: label '%.60s' is given twice; keep one", w);
+			return usage_error(o, "--node-selector: label '%.60s' is given twice; keep one", w);
 		}
 		json_object_set_new(m, w, json_string(eq + 1));
 	}
 	if (!json_object_size(m)) {
 		json_decref(m);
-		return fw_cli_usage_error(o->cmd, "--node-selector: give KEY=VALUE pairs, e.g. gpu=h100,ib=");
+		return usage_error(o, "--node-selector: give KEY=VALUE pairs, e.g. gpu=h100,ib=");
 	}
 	json_object_set_new(j, "nodeSelector", m);
 	return 0;
@@ -1269,7 +1288,7 @@ static int set_level(struct opts *o, json_t *j, const char *key, const char *fl)
 	if (!v)
 		return 0;
 	if (!*v || strlen(v) >= FW_NAME_MAX || strpbrk(v, " \t\r\n,:="))
-		return fw_cli_usage_error(o->cmd, "%s '%.40s' is not a level name: give one word, a topology level of the "
+		return usage_error(o, "%s '%.40s' is not a level name: give one word, a topology level of the "
 					  "cluster (e.g. rack or nvlink) or node; leave %s out for none", fl, v, fl);
 	json_object_set_new(j, key, json_string(v));
 	return 0;
@@ -1283,7 +1302,7 @@ static int set_switches(struct opts *o, json_t *j)
 	bool yes = has(o, "--preemptible"), no = has(o, "--no-preemptible");
 
 	if (yes && no)
-		return fw_cli_usage_error(o->cmd, "--preemptible and --no-preemptible: give one of them (without either, "
+		return usage_error(o, "--preemptible and --no-preemptible: give one of them (without either, "
 					  "the job is preemptible: the API's default)");
 	if (yes || no)
 		json_object_set_new(j, "preemptible", json_boolean(yes));
@@ -1338,7 +1357,7 @@ static int min_member_fits(struct opts *o, json_t *j, json_t *t)
 	json_int_t tasks = c ? json_integer_value(c) : 1;
 
 	if (json_integer_value(json_object_get(j, "minMember")) > tasks)
-		return fw_cli_usage_error(o->cmd, "--min-member %s: more than the job's %lld task%s (--count%s); lower "
+		return usage_error(o, "--min-member %s: more than the job's %lld task%s (--count%s); lower "
 					  "--min-member or raise --count", flag(o, "--min-member"), (long long)tasks,
 					  tasks == 1 ? "" : "s", c ? "" : ", default 1");
 	return 0;
@@ -1427,7 +1446,7 @@ static int query_path(struct opts *o, const char *base, const char *const (*filt
 		if (!want)
 			continue;
 		if (!encode(v, sizeof v, want) || strlen(v) + strlen((*filters)[1]) + 2 >= n - k)
-			return fw_cli_usage_error(o->cmd, "%s: at most %d bytes", (*filters)[0], FW_NAME_MAX - 1);
+			return usage_error(o, "%s: at most %d bytes", (*filters)[0], FW_NAME_MAX - 1);
 		k += (size_t)snprintf(path + k, n - k, "%c%s=%s", sep, (*filters)[1], v);
 		sep = '&';
 	}
@@ -1445,13 +1464,13 @@ static int jobs_list_path(struct opts *o, char *path, size_t n)
 	const char *who;
 
 	if (flag(o, "--array") && !flag(o, "--array")[0])
-		return fw_cli_usage_error(o->cmd, "--array is empty: give a job array's name (fairway jobs show NAME "
+		return usage_error(o, "--array is empty: give a job array's name (fairway jobs show NAME "
 						  "shows the array), or leave --array out to list every job");
 	if (has(o, "--me")) {
 		if (flag(o, "--user"))
-			return fw_cli_usage_error(o->cmd, "--me and --user %s: give one of them", flag(o, "--user"));
+			return usage_error(o, "--me and --user %s: give one of them", flag(o, "--user"));
 		if (!(who = login_name(me, sizeof me)) || !encode(v, sizeof v, who))
-			return fw_cli_usage_error(o->cmd, "--me: this login has no user name (no passwd entry, no $USER);"
+			return usage_error(o, "--me: this login has no user name (no passwd entry, no $USER);"
 							  " give --user U");
 		snprintf(base, sizeof base, "/v1/jobs?user=%s", v);
 	}
@@ -1699,7 +1718,7 @@ static int cmd_jobs(struct opts *o)
 	if (!strcmp(sub, "submit")) {
 		bool test = has(o, "--test-only");
 		if (test && flag(o, "--array"))
-			return fw_cli_usage_error(o->cmd, "--test-only and --array: an array cannot be tested; test one "
+			return usage_error(o, "--test-only and --array: an array cannot be tested; test one "
 						  "task (leave --array out: the tasks differ only by name)");
 		if (!(body = job_body(o, &rc)))
 			return rc ? rc : 2;
@@ -1731,7 +1750,7 @@ static int cmd_jobs(struct opts *o)
 		else if (!rc)
 			rc = !strcmp(sub, "show") ? job_show(r) : job_why(o, r);
 	} else
-		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
+		return usage_error(o, "unknown subcommand '%s'", sub);
 	json_decref(r);
 	return rc;
 }
@@ -1849,7 +1868,7 @@ static int cmd_nodes(struct opts *o)
 	if (!strcmp(sub, "list")) {
 		char want[128] = "";
 		if (flag(o, "--health") && !encode(want, sizeof want, flag(o, "--health")))
-			return fw_cli_usage_error(o->cmd, "--health: a comma-separated list of healthy, suspect, unhealthy, "
+			return usage_error(o, "--health: a comma-separated list of healthy, suspect, unhealthy, "
 							  "draining, degraded and lemon");
 		static const char *const health_arg[][2] = { { "--health", "health" }, { NULL, NULL } };
 		snprintf(path, sizeof path, "/v1/nodes%s%s", want[0] ? "?health=" : "", want);
@@ -1881,9 +1900,9 @@ static int cmd_nodes(struct opts *o)
 			o->json ? dump(r) : node_show(r);
 	} else if (!strcmp(sub, "health")) {
 		if (has(o, "--healthy") && has(o, "--unhealthy"))
-			return fw_cli_usage_error(o->cmd, "--healthy and --unhealthy conflict: give one of them");
+			return usage_error(o, "--healthy and --unhealthy conflict: give one of them");
 		if (!has(o, "--healthy") && !has(o, "--unhealthy"))
-			return fw_cli_usage_error(o->cmd, "say --healthy or --unhealthy");
+			return usage_error(o, "say --healthy or --unhealthy");
 		if ((rc = name_path(o, path, sizeof path, "/v1/nodes/", name, "/health")))
 			return rc;
 		static const char *const health_flags[][2] = {
@@ -1901,7 +1920,7 @@ static int cmd_nodes(struct opts *o)
 				char *end;
 				long g = strtol(t, &end, 10);
 				if (*end || end == t || g < 0 || g > 255) {
-					rc = fw_cli_usage_error(o->cmd, "--bad-gpus '%s': expected GPU indices 0..255, "
+					rc = usage_error(o, "--bad-gpus '%s': expected GPU indices 0..255, "
 								"comma-separated, e.g. 0,3", flag(o, "--bad-gpus"));
 					free(dup), json_decref(a), json_decref(b);
 					return rc;
@@ -1918,7 +1937,7 @@ static int cmd_nodes(struct opts *o)
 		else if (!rc)
 			o->json ? dump(r) : (void)printf("%s: health recorded\n", name);
 	} else
-		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
+		return usage_error(o, "unknown subcommand '%s'", sub);
 	json_decref(r);
 	return rc;
 }
@@ -2081,7 +2100,7 @@ static int cmd_reservations(struct opts *o)
 		if (!(rc = call(o, "GET", path, NULL, &r)))
 			o->json ? dump(r) : rsv_show(r);
 	} else
-		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
+		return usage_error(o, "unknown subcommand '%s'", sub);
 	json_decref(r);
 	return rc;
 }
@@ -2399,7 +2418,7 @@ static int cmd_decisions(struct opts *o)
 
 	if (flag(o, "--since")) {
 		if (!fw_cli_duration(flag(o, "--since"), &ago) || ago < 0 || ago != floor(ago) || ago > 10 * SECS_MAX)
-			return fw_cli_usage_error(o->cmd, "--since '%s': expected a DURATION like 90s, 10m, 2h, 1d or 1h30m "
+			return usage_error(o, "--since '%s': expected a DURATION like 90s, 10m, 2h, 1d or 1h30m "
 							  "(the rows of that last stretch), at most 3650d",
 						  flag(o, "--since"));
 		/* counted back from the daemon's clock, not this machine's */
@@ -2898,6 +2917,11 @@ static const char stats_help[] =
 	"stale, failed) and their times, its decisions, API requests and errors,\n"
 	"the time jobs took to start by job size, and each queue's GPU-hours,\n"
 	"lost GPU-hours and evictions.  It takes no flags of its own.\n"
+	"\n"
+	"examples:\n"
+	"  fairway stats\n"
+	"  fairway stats --json | jq .cycles\n"
+	"  fairway --server http://head:8642 stats\n"
 	"\n";
 
 /* The rules of each command's number and duration flags. */
@@ -2952,6 +2976,15 @@ static const struct {
 	{ "jobs", "show", jobs_show_help, "" },			   { "jobs", "why", jobs_show_help, "" },
 	{ "jobs", "cancel", jobs_cancel_help, "" },
 };
+
+/* Whether subcommand sub of cmd has a help of its own (sub NULL: no). */
+static bool has_own_help(const char *cmd, const char *sub)
+{
+	for (size_t k = 0; sub && k < sizeof sub_help / sizeof *sub_help; k++)
+		if (!strcmp(sub_help[k].cmd, cmd) && !strcmp(sub_help[k].sub, sub))
+			return true;
+	return false;
+}
 
 /* cmd's help, or its subcommand sub's when it has one of its own (sub
  * NULL: none given). */
@@ -3140,7 +3173,7 @@ static int help_sub_ok(const char *cmd, const char *sub)
 static int take_word(struct opts *o, const struct spec **sp, bool implicit, char *w)
 {
 	if (*sp && !(*sp)->sub)
-		return fw_cli_usage_error(o->cmd, "unexpected argument '%s' (`fairway %s` takes only flags)", w, o->cmd);
+		return usage_error(o, "unexpected argument '%s' (`fairway %s` takes only flags)", w, o->cmd);
 	if (o->npos == 0 && (!*sp || implicit)) {
 		const struct spec *s = find_spec(o->cmd, w);
 		const char *by_name = find_spec(o->cmd, "show") ? "show" : find_spec(o->cmd, "explain") ? "explain" : NULL;
@@ -3148,15 +3181,16 @@ static int take_word(struct opts *o, const struct spec **sp, bool implicit, char
 		if (!s && *sub_hint(o->cmd, w, hint, sizeof hint)) /* `fairway jobs lsit` */
 			return unknown_sub(o->cmd, w);
 		if (!s && by_name) /* `fairway nodes h100-000`: a name where the subcommand goes */
-			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s' (for the one named so: `fairway %s %s %s`)",
+			return usage_error(o, "unknown subcommand '%s' (for the one named so: `fairway %s %s %s`)",
 						  w, o->cmd, by_name, w);
 		if (!s)
 			return unknown_sub(o->cmd, w);
 		if (implicit && strcmp(w, "list"))
-			return fw_cli_usage_error(o->cmd, "'%s' goes before its flags: fairway %s %s [flags]", w, o->cmd, w);
+			return usage_error(o, "'%s' goes before its flags: fairway %s %s [flags]", w, o->cmd, w);
 		*sp = s;
+		o->sub = s->sub;
 	} else if (o->npos > (*sp)->names)
-		return fw_cli_usage_error(o->cmd, "unexpected argument '%s' after %s %s", w, o->cmd, (*sp)->sub);
+		return usage_error(o, "unexpected argument '%s' after %s %s", w, o->cmd, (*sp)->sub);
 	o->pos[o->npos++] = w;
 	return 0;
 }
@@ -3170,7 +3204,7 @@ static int no_value(struct opts *o, const struct spec *sp, const char *fl, const
 
 	if (!strncmp(fl, "--", 2) && strncmp(fl, "--no-", 5) && strlen(fl) + 4 <= sizeof no)
 		snprintf(no, sizeof no, "--no-%s", fl + 2);
-	return fw_cli_usage_error(o->cmd, "%s takes no value (got '%.40s')%s%s", fl, val,
+	return usage_error(o, "%s takes no value (got '%.40s')%s%s", fl, val,
 				  no[0] && listed(sp->bare, no) ? "; for false give " : "",
 				  no[0] && listed(sp->bare, no) ? no : "");
 }
@@ -3196,22 +3230,22 @@ static int check_args(struct opts *o, char **words, int n)
 			continue;
 		}
 		if (!sp) /* flags before the subcommand: the default "list" */
-			sp = find_spec(o->cmd, "list"), implicit = true;
+			sp = find_spec(o->cmd, "list"), implicit = true, o->sub = sp ? sp->sub : NULL;
 		char *eq = fw_cli_split_eq(w);
 		bool valued = listed(sp->valued, w);
 		if (plan_local_only(o->cmd, w))
-			return fw_cli_usage_error(o->cmd, "%s cannot be combined with --server (%s)", w,
+			return usage_error(o, "%s cannot be combined with --server (%s)", w,
 						  plan_local_only(o->cmd, w));
 		if (!valued && !listed(sp->bare, w)) {
 			char hint[96];
-			return fw_cli_usage_error(o->cmd, "unknown option '%s' for `fairway %s%s%s`%s", w, o->cmd,
+			return usage_error(o, "unknown option '%s' for `fairway %s%s%s`%s", w, o->cmd,
 						  sp->sub ? " " : "", sp->sub ? sp->sub : "",
 						  flag_hint(sp, w, hint, sizeof hint));
 		}
 		if (!valued && eq)
 			return no_value(o, sp, w, eq);
 		if (valued && (eq ? !*eq : i + 1 >= n))
-			return fw_cli_usage_error(o->cmd, "%s needs a value", w);
+			return usage_error(o, "%s needs a value", w);
 		o->argv[o->argc++] = w;
 		o->argv[o->argc++] = !valued ? NULL : eq ? eq : words[++i];
 	}
@@ -3228,7 +3262,7 @@ static int server_base(struct opts *o, char *buf, size_t n)
 	size_t len = strlen(o->server);
 
 	if (len >= n)
-		return fw_cli_usage_error(o->cmd, "the server URL '%.40s...' is too long (at most %zu bytes); give the "
+		return usage_error(o, "the server URL '%.40s...' is too long (at most %zu bytes); give the "
 					  "daemon's base URL (--server URL or $FAIRWAY_SERVER), e.g. http://127.0.0.1:8642",
 					  o->server, n - 1);
 	len = fw_cli_server_base(o->server);
@@ -3244,7 +3278,7 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 	const char *env = getenv("FAIRWAY_SERVER");
 	struct opts o = { env && *env ? env : "http://127.0.0.1:8642", /* empty: unset */
 			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
-			  NULL, NULL, 0, flags, 0, pos };
+			  NULL, NULL, 0, flags, 0, pos, NULL };
 	int rc, n = 0;
 	bool help = false;
 

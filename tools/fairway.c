@@ -137,7 +137,15 @@ static const char policies_usage[] =
 	"  RECLAIM  the victim rule and the most evictions per cycle, or no\n"
 	"\n"
 	"--json  the same as JSON, with the job order inside a queue, the\n"
-	"        consolidation moves per cycle and the placement spread\n";
+	"        consolidation moves per cycle and the placement spread\n"
+	"\n"
+	"A policy is chosen by name: `fairway plan --policy NAME`, `fairway\n"
+	"serve --policy NAME` (default: fairway), `fairway sim run --policies\n"
+	"A,B` (one replay each).\n"
+	"\n"
+	"examples:\n"
+	"  fairway policies\n"
+	"  fairway policies --json | jq '.[] | {name, reserveDepth}'\n";
 
 int fw_cmd_policies(int argc, char **argv)
 {
@@ -183,7 +191,11 @@ static const char sim_usage[] =
 	"        (`fairway sim run --help`)\n"
 	"  fgd   place openb pods once each under every scorer and compare GPU\n"
 	"        allocation at 130%% arrived workload with the published FGD\n"
-	"        results (`fairway sim fgd --help`)\n";
+	"        results (`fairway sim fgd --help`)\n"
+	"\n"
+	"examples:\n"
+	"  fairway sim run --trace synthetic --policies fifo,fairway\n"
+	"  fairway sim fgd --help      (its data files and the run that uses them)\n";
 
 int fw_cmd_sim(int argc, char **argv)
 {
@@ -221,7 +233,11 @@ int fw_cmd_trace(int argc, char **argv)
 		     "  --no-gpu-model  leave GPU types out (the jobs run on any GPU)\n"
 		     "  --time-limits   write each job's Timelimit as its own run-time\n"
 		     "                  limit too (column max_runtime), so the replay ends\n"
-		     "                  a job at it as slurmctld does");
+		     "                  a job at it as slurmctld does\n"
+		     "\n"
+		     "example (`fairway trace sacct2fairway --help` gives the sacct command):\n"
+		     "  fairway trace sacct2fairway sacct.txt jobs.csv\n"
+		     "  fairway sim run --format fairway --trace jobs.csv --policies slurm,fairway");
 		return 0;
 	}
 	if (!strcmp(argv[1], "sacct2fairway")) {

@@ -723,7 +723,7 @@ static int load_token(const char *flag, const char *path, char *tok, size_t n, c
 	FILE *f;
 
 	if (stat(path, &sb) != 0) {
-		snprintf(err, errn, "%s %.300s: %s", flag, path, strerror(errno));
+		snprintf(err, errn, "%s %.300s: %s; " TOKEN_HOWTO, flag, path, strerror(errno), path, path);
 		return FW_ENOENT;
 	}
 	if (sb.st_mode & 077) {

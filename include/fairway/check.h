@@ -18,10 +18,12 @@
  *   - every reservation is for a pending job that does not start in the
  *     plan, one per job; it holds min_member to all of the job's tasks
  *     (no group more than its count), each sound as a started task is, in
- *     one domain of the job's required level; reservations never share a node,
- *     and at its time T every reserved GPU, CPU and byte of memory is
- *     free once the jobs expected to end by T have ended: no start of the
- *     plan (backfill) delays a reserved job;
+ *     one domain of the job's required level; reservations that share a
+ *     node follow each other in time (their windows [at, at + runtime)
+ *     never overlap, check_windows), and at its time T every reserved
+ *     GPU, CPU and byte of memory is free once the jobs expected to end
+ *     by T have ended: no start of the plan (backfill) delays a reserved
+ *     job;
  *   - every pending job that did not start has exactly one pending entry;
  *   - every pending entry's start-time estimate is sane: a time >= now
  *     with no unknown-reason, or FW_TIME_UNKNOWN with one; a job with a
