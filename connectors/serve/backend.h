@@ -331,8 +331,10 @@ struct fw_backend_rsv {
  * one whose request fairway cannot plan; connectors/slurm/aside.c), for
  * the daemon's job list (GET /v1/jobs, GET /v1/jobs/{name}, `fairway
  * jobs`): shown pending with its reason, never planned (the core never
- * sees it).  reason is a snake_case name of the backend's own, never one
- * of the plan's (docs/serve.md "Jobs the backend keeps aside"). */
+ * sees it), with no expected start unless the cluster says when it may
+ * start (earliest).  reason is a snake_case name of the backend's own,
+ * never one of the plan's (docs/serve.md "Jobs the backend keeps
+ * aside"). */
 #define FW_BACKEND_ASIDE_REASON 32
 struct fw_backend_aside {
 	char job[FW_NAME_MAX];
@@ -344,6 +346,11 @@ struct fw_backend_aside {
 	fw_time submitted;
 	char reason[FW_BACKEND_ASIDE_REASON]; /* "held", "slurm_reservation" */
 	char text[FW_SERVE_REASON_MAX]; /* why, and what to do, in words */
+	fw_time earliest;             /* the earliest the cluster starts it,
+				       * known ahead (Slurm: its begin time, a
+				       * requeue's or its --begin), its
+				       * expected start, text saying why; 0
+				       * when none is known */
 };
 
 /* The pairs of a job's selectors together: its own and its task groups'. */

@@ -643,23 +643,51 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 }
 
 /* One job the backend keeps aside (backend.h fw_backend_aside): pending,
- * never planned ("planned": false), its reason the backend's own, no
- * expected start. */
+ * never planned ("planned": false), its reason the backend's own, and no
+ * expected start but the earliest the backend knows (Slurm: a requeued
+ * job's begin time), whose reasonText says why. */
 static json_t *aside_json(const struct fw_backend_aside *a)
 {
 	char why[FW_SERVE_REASON_MAX];
-	json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:s,s:b,s:s,s:s,s:n,s:s}", "name", a->job, "queue", a->queue, "user",
-			      a->user, "submitTime", (json_int_t)a->submitted, "state", "pending", "planned", 0,
-			      "reason", a->reason, "reasonText", a->text, "expectedStart", "unknownWhy", a->reason);
+	json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:s,s:b,s:s,s:s}", "name", a->job, "queue", a->queue, "user", a->user,
+			      "submitTime", (json_int_t)a->submitted, "state", "pending", "planned", 0, "reason",
+			      a->reason, "reasonText", a->text);
 
 	if (!o)
 		return NULL;
 	if (a->gpus >= 0)
 		json_object_set_new(o, "gpus", json_integer(a->gpus));
+	if (a->earliest > 0) {
+		json_object_set_new(o, "expectedStart", json_integer(a->earliest));
+		return o;
+	}
 	snprintf(why, sizeof why, "fairway does not plan it (%s): no start can be foreseen until that changes",
 		 a->reason);
+	json_object_set_new(o, "expectedStart", json_null());
+	json_object_set_new(o, "unknownWhy", json_string(a->reason));
 	json_object_set_new(o, "unknownWhyText", json_string(why));
 	return o;
+}
+
+/* A job the plan has, pending, that the backend keeps aside too with an
+ * earliest start (its read is newer than the plan's: Slurm requeued the
+ * job since): its expected start the later of the plan's and the
+ * backend's, its reasonText saying so.  No estimate stays none. */
+static void not_before(json_t *o, const struct fw_backend_aside *a)
+{
+	json_t *at = json_object_get(o, "expectedStart");
+	const char *st = json_string_value(json_object_get(o, "state"));
+	const char *r = json_string_value(json_object_get(o, "reasonText"));
+	char buf[FW_SERVE_REASON_MAX + 160];
+
+	if (a->earliest <= 0 || !st || strcmp(st, "pending") || !json_is_integer(at) ||
+	    json_integer_value(at) >= a->earliest)
+		return;
+	snprintf(buf, sizeof buf, "%s; not before t=%lld, when the cluster starts it at the earliest (%s), later "
+		 "than the plan's t=%lld", r ? r : "", (long long)a->earliest, a->reason,
+		 (long long)json_integer_value(at));
+	json_object_set_new(o, "expectedStart", json_integer(a->earliest));
+	json_object_set_new(o, "reasonText", json_string(buf));
 }
 
 void fw_serve_view_aside(json_t *v, const struct fw_backend_aside *a, int32_t n)
@@ -667,8 +695,12 @@ void fw_serve_view_aside(json_t *v, const struct fw_backend_aside *a, int32_t n)
 	json_t *jobs = json_object_get(v, "jobs"), *order = json_object_get(v, "jobOrder"), *o;
 
 	for (int32_t i = 0; jobs && order && i < n; i++) {
-		if (json_object_get(jobs, a[i].job) || !(o = aside_json(&a[i])))
-			continue; /* a name the plan has answers for the plan's job */
+		if ((o = json_object_get(jobs, a[i].job))) {
+			not_before(o, &a[i]); /* a name the plan has answers for the plan's job */
+			continue;
+		}
+		if (!(o = aside_json(&a[i])))
+			continue;
 		json_object_set_new(jobs, a[i].job, o);
 		json_array_append_new(order, json_string(a[i].job));
 	}

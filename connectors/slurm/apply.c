@@ -1132,16 +1132,31 @@ static void het_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 	}
 }
 
+/* Held until its begin time (EligibleTime): one Slurm set itself when it
+ * requeued the job (restart_cnt > 0: the requeue plus AuthInfo's
+ * cred_expire; fairway's evict is such a requeue), or its user's
+ * (sbatch --begin, scontrol update starttime=).  job_info has no
+ * begin_time of its own: eligible_time is it while it is ahead. */
+static void begin_wait_text(const slurm_job_info_t *j, char *buf, size_t len)
+{
+	char when[32];
+
+	begin_text(j->eligible_time, when, sizeof when);
+	if (j->restart_cnt > 0)
+		snprintf(buf, len, "fairway: requeued (%u time%s): Slurm starts it again only from its begin time, "
+			 "%s (EligibleTime, set by the requeue): held until then", (unsigned)j->restart_cnt,
+			 j->restart_cnt == 1 ? "" : "s", when);
+	else
+		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then", when);
+}
+
 /* Held until a time: its begin time, or one of its array's running tasks
  * ending. */
 static void until_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
 {
-	char when[32];
-
 	switch (o->why) {
 	case FW__ORPHAN_BEGIN:
-		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then",
-			 begin_text(j->eligible_time, when, sizeof when));
+		begin_wait_text(j, buf, len);
 		break;
 	case FW__ORPHAN_THROTTLE:
 		snprintf(buf, len, "fairway: its array runs at most %d tasks at a time (%%%d) and as many run: "

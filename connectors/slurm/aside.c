@@ -25,8 +25,9 @@
  *   not_plannable      a request fairway cannot plan (its comment's words)
  * The texts of the first three and of begin_time are written for the API
  * (what to run, with the job's id or the reservation's name); the others
- * are the job's Slurm comment without its "fairway: " mark.  No RPC:
- * everything comes from the last read.
+ * are the job's Slurm comment without its "fairway: " mark.  A begin_time
+ * job's begin time is its earliest start (the API's expectedStart), which
+ * its text says.  No RPC: everything comes from the last read.
  */
 #include <stdio.h>
 #include <string.h>
@@ -104,11 +105,13 @@ static void begin_text(const slurm_job_info_t *j, char *buf, size_t n)
 	fw__slurm_minute_text(j->eligible_time, at, sizeof at);
 	if (j->restart_cnt > 0)
 		snprintf(buf, n, "requeued (%u time%s): Slurm starts a requeued job again only from its begin time, %s "
-			 "(EligibleTime: the requeue plus AuthInfo's cred_expire, 120 s by default), and fairway plans it "
-			 "again from then: nothing to do", (unsigned)j->restart_cnt, j->restart_cnt == 1 ? "" : "s", at);
+			 "(EligibleTime: the requeue plus AuthInfo's cred_expire, 120 s by default), its expected start "
+			 "at the earliest, and fairway plans it again from then: nothing to do",
+			 (unsigned)j->restart_cnt, j->restart_cnt == 1 ? "" : "s", at);
 	else
-		snprintf(buf, n, "its begin time (--begin) is %s: Slurm starts it only from then, and fairway plans it "
-			 "from then (scontrol update jobid=%u starttime=now brings it forward)", at, (unsigned)j->job_id);
+		snprintf(buf, n, "its begin time (--begin) is %s: Slurm starts it only from then, its expected start at "
+			 "the earliest, and fairway plans it from then (scontrol update jobid=%u starttime=now brings it "
+			 "forward)", at, (unsigned)j->job_id);
 }
 
 /* It asks for a reservation (--reservation): Slurm's to place there. */
@@ -153,6 +156,8 @@ static void one(struct fw_slurm *h, const struct fw__orphan *o, const slurm_job_
 	a->submitted = (fw_time)j->submit_time;
 	snprintf(a->reason, sizeof a->reason, "%s", reason_of(o, j));
 	text_of(o, j, a->text, sizeof a->text);
+	if (!strcmp(a->reason, "begin_time")) /* not a hold: Slurm's time */
+		a->earliest = (fw_time)j->eligible_time;
 }
 
 int fw_slurm_aside(struct fw_slurm *h, struct fw_backend_aside *out, int32_t cap)

@@ -23,7 +23,11 @@
 #                              lists it with reason begin_time and a text
 #                              that says it was requeued and names that
 #                              time (Slurm's EligibleTime, to the minute;
-#                              before, the words of a --begin job)
+#                              before, the words of a --begin job), and
+#                              that time, to the second, as its
+#                              expectedStart (before, null)
+#   serve_requeued_comment     ... and its Slurm comment says it was
+#                              requeued, not "waits for its begin time"
 #   serve_restart_logged_once  ... it runs again on another node; its decision log
 #                              reads start, evict, start (the restart the
 #                              plan made in the eviction's cycle is applied
@@ -237,19 +241,27 @@ if wait_until 30 "test -n \"\$(squeue -h -j $rq -t R -o %N)\""; then
 		-d '{"healthy": false, "reason": "xid 79"}' "http://127.0.0.1:$PORT/v1/nodes/$rqnode/health"
 	wait_until 30 "test \"\$(squeue -h -j $rq -o %T)\" = PENDING"
 	begin=$(scontrol -o show job "$rq" | grep -o 'EligibleTime=[^ ]*')
-	at=$(date -d "${begin#EligibleTime=}" +%s 2>/dev/null || echo 0)
-	at=$(date -u -d "@$(((at + 59) / 60 * 60))" +%FT%H:%MZ) # the texts' minute, rounded up
+	secs=$(date -d "${begin#EligibleTime=}" +%s 2>/dev/null || echo 0)
+	at=$(date -u -d "@$(((secs + 59) / 60 * 60))" +%FT%H:%MZ) # the texts' minute, rounded up
 	requeued_listed() {
 		curl -s "http://127.0.0.1:$PORT/v1/jobs/$rq" >"$T/rq.json" &&
 			python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); t = j["reasonText"]
 assert j["state"] == "pending" and j["reason"] == "begin_time", j
-assert t.startswith("requeued (1 time): Slurm starts a requeued job again only from its begin time, " + sys.argv[2] + " "), t' \
-				"$T/rq.json" "$at"
+assert t.startswith("requeued (1 time): Slurm starts a requeued job again only from its begin time, " + sys.argv[2] + " "), t
+assert "its expected start at the earliest" in t, t
+assert j["expectedStart"] == int(sys.argv[3]) and "unknownWhy" not in j, j' \
+				"$T/rq.json" "$at" "$secs"
 	}
 	if wait_until 10 'requeued_listed 2>/dev/null'; then
 		ok serve_requeued_waits_listed
 	else
 		bad serve_requeued_waits_listed "GET: $(cat "$T/rq.json"); Slurm: $begin"
+	fi
+	# Slurm's comment tells the requeue from a --begin
+	if wait_until 10 "squeue -h -o %k -j $rq | grep -qF 'fairway: requeued (1 time): Slurm starts it again only from its begin time, $at (EligibleTime, set by the requeue): held until then'"; then
+		ok serve_requeued_comment
+	else
+		bad serve_requeued_comment "Comment: $(squeue -h -o %k -j "$rq")"
 	fi
 	scontrol update jobid="$rq" starttime=now
 	if wait_until 30 "n=\$(squeue -h -j $rq -t R -o %N); test -n \"\$n\" -a \"\$n\" != $rqnode"; then

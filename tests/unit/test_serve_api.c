@@ -241,17 +241,14 @@ static const char budget_fmt[] =
  * with its limit when bounded), as the cycle publishes it: the daemon's
  * own queues (q, other) have no budget, so whatever budget the answers
  * show comes from the snapshot, as a Slurm account's GrpTRESMins does. */
-static void publish_budget_view(struct fw_serve *d, bool safe, bool bounded)
+static void publish_yaml_view(struct fw_serve *d, const char *yaml, int n)
 {
-	char yaml[2048];
 	struct fw_snapshot *s = NULL;
 	struct fw_plan *p = NULL;
 	struct fw_arena ar;
-	int n = snprintf(yaml, sizeof yaml, budget_fmt, safe ? "true" : "false", bounded ? "maxRuntime: 2h," : "");
 
 	fw_arena_init(&ar, 0);
-	if (n <= 0 || (size_t)n >= sizeof yaml || fw_config_load_buffer("budget", yaml, (size_t)n, &s, NULL) ||
-	    fw_cycle_run(s, NULL, &ar, &p) != FW_OK)
+	if (n <= 0 || fw_config_load_buffer("view", yaml, (size_t)n, &s, NULL) || fw_cycle_run(s, NULL, &ar, &p) != FW_OK)
 		abort();
 	json_decref(d->view);
 	d->view = fw_serve_build_view(s, p, NULL, NULL, 0, NULL, 0, &d->hcfg, 1, 1, 0.0, 0);
@@ -260,6 +257,14 @@ static void publish_budget_view(struct fw_serve *d, bool safe, bool bounded)
 	fw_serve_publish_health(d); /* as the cycle does with its view */
 	fw_arena_release(&ar);
 	fw_snapshot_free(s);
+}
+
+static void publish_budget_view(struct fw_serve *d, bool safe, bool bounded)
+{
+	char yaml[2048];
+	int n = snprintf(yaml, sizeof yaml, budget_fmt, safe ? "true" : "false", bounded ? "maxRuntime: 2h," : "");
+
+	publish_yaml_view(d, yaml, n > 0 && (size_t)n < sizeof yaml ? n : -1);
 }
 
 /* A GET's answer parsed; aborts on a status other than 200. */
@@ -894,6 +899,89 @@ TEST(jobs_the_backend_keeps_aside_are_listed_with_their_reason)
 	ASSERT(!json_object_get(j, "planned"));
 	ASSERT(!json_object_get(j, "reason") || strcmp(json_string_value(json_object_get(j, "reason")), "not_plannable"));
 	json_decref(j);
+	d.bops = &fw_backend_local;
+	daemon_down(&d);
+}
+
+/* One node, all of it running train until 106200 (a 2 h run from 99000):
+ * wait and late each expected then, soon (1 GPU) started now. */
+static const char waiting_yaml[] =
+	"now: 100000\n"
+	"nodes:\n"
+	"  - {name: n0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi}\n"
+	"queues:\n"
+	"  - {name: q, resources: {gpu: {quota: 8}}}\n"
+	"jobs:\n"
+	"  - {name: train, queue: q, state: running, startTime: 99000, submitTime: 98000, expectedRuntime: 2h,\n"
+	"     tasks: [{count: 1, gpus: 8, cpu: 8, memory: 64Gi}], allocation: [{node: n0, gpus: [0, 1, 2, 3, 4, 5, "
+	"6, 7]}]}\n"
+	"  - {name: wait, queue: q, submitTime: 98500, expectedRuntime: 1h,\n"
+	"     tasks: [{count: 1, gpus: 8, cpu: 8, memory: 64Gi}]}\n"
+	"  - {name: late, queue: q, submitTime: 98600, expectedRuntime: 1h,\n"
+	"     tasks: [{count: 1, gpus: 8, cpu: 8, memory: 64Gi}]}\n";
+
+/* A job the backend keeps aside until a time it knows (Slurm: a requeued
+ * job's begin time, its --begin) has that time as its expected start
+ * (before, null with unknownWhy begin_time, though `fairway jobs` named
+ * the time in its words); a job the plan has too, whose estimate is
+ * sooner than that time, is expected at that time, its reasonText saying
+ * why; a later estimate stays the plan's. */
+TEST(a_job_aside_until_a_known_time_is_expected_then)
+{
+	struct fw_serve d;
+	struct fw_backend_ops remote;
+	struct fw_backend_aside a[3];
+	json_t *j, *late;
+	json_int_t at;
+	char want[200];
+
+	daemon_up(&d);
+	remote = fw_backend_local; /* not the local backend: the view's jobs are the list */
+	remote.name = "remote";
+	d.bops = &remote;
+	publish_yaml_view(&d, waiting_yaml, (int)sizeof waiting_yaml - 1);
+	j = get_json(&d, "/v1/jobs/wait");
+	ASSERT(json_is_integer(json_object_get(j, "expectedStart")));
+	at = json_integer_value(json_object_get(j, "expectedStart"));
+	ASSERT(at >= 106200);
+	json_decref(j);
+	late = get_json(&d, "/v1/jobs/late");
+	ASSERT(json_is_integer(json_object_get(late, "expectedStart")));
+	memset(a, 0, sizeof a);
+	snprintf(a[0].job, sizeof a[0].job, "840");
+	snprintf(a[0].queue, sizeof a[0].queue, "acct");
+	snprintf(a[0].reason, sizeof a[0].reason, "begin_time");
+	snprintf(a[0].text, sizeof a[0].text, "requeued (2 times): its begin time ..., its expected start at the earliest");
+	a[0].gpus = 8;
+	a[0].submitted = 99000;
+	a[0].earliest = 100121;
+	a[1] = a[0];
+	snprintf(a[1].job, sizeof a[1].job, "wait"); /* read after the plan's read: requeued since */
+	a[1].earliest = at + 600;
+	a[2] = a[0];
+	snprintf(a[2].job, sizeof a[2].job, "late"); /* the plan's estimate is the later */
+	a[2].earliest = 100121;
+	fw_serve_view_aside(d.view, a, 3);
+	ASSERT_STR_EQ(listed(&d, "pending", NULL, NULL, NULL), "wait,late,840");
+	j = get_json(&d, "/v1/jobs/840");
+	ASSERT(json_is_false(json_object_get(j, "planned")));
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "reason")), "begin_time");
+	ASSERT_EQ(json_integer_value(json_object_get(j, "expectedStart")), 100121);
+	ASSERT(!json_object_get(j, "unknownWhy"));
+	ASSERT(!json_object_get(j, "unknownWhyText"));
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "reasonText")), a[0].text);
+	json_decref(j);
+	j = get_json(&d, "/v1/jobs/wait");
+	ASSERT(!json_object_get(j, "planned"));
+	ASSERT_EQ(json_integer_value(json_object_get(j, "expectedStart")), at + 600);
+	snprintf(want, sizeof want, "; not before t=%lld, when the cluster starts it at the earliest (begin_time), "
+		 "later than the plan's t=%lld", (long long)(at + 600), (long long)at);
+	ASSERT_STR_CONTAINS(json_string_value(json_object_get(j, "reasonText")), want);
+	json_decref(j);
+	j = get_json(&d, "/v1/jobs/late");
+	ASSERT(json_equal(j, late));
+	json_decref(j);
+	json_decref(late);
 	d.bops = &fw_backend_local;
 	daemon_down(&d);
 }
@@ -3086,7 +3174,7 @@ TEST(a_logged_eviction_at_a_bad_time_stops_the_start_in_words)
 	served_down(&f);
 }
 
-TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_eviction_at_a_bad_time_stops_the_start_in_words, the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_window_before_the_backends_departure_is_the_nodes_stay, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_eviction_at_a_bad_time_stops_the_start_in_words, the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_job_aside_until_a_known_time_is_expected_then, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_window_before_the_backends_departure_is_the_nodes_stay, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,

@@ -2640,6 +2640,7 @@ TEST(a_requeued_job_waits_for_its_begin_time)
 {
 	struct fake f;
 	struct fw_backend_aside a[2];
+	char text[200];
 	struct fw_backend_action *acts;
 	struct fw_arena ar;
 	int32_t na, started = 0;
@@ -2660,9 +2661,36 @@ TEST(a_requeued_job_waits_for_its_begin_time)
 	ASSERT_STR_EQ(a[0].reason, "begin_time");
 	ASSERT_STR_CONTAINS(a[0].text, "requeued (1 time): Slurm starts a requeued job again only from its begin "
 				       "time, 1970-01-01T00:19Z (EligibleTime: the requeue plus AuthInfo's cred_expire");
+	ASSERT_STR_CONTAINS(a[0].text, "its expected start at the earliest");
+	ASSERT_EQ(a[0].earliest, 1121); /* to the second: the API's expectedStart */
 	ASSERT_STR_EQ(a[1].reason, "begin_time");
-	ASSERT_STR_CONTAINS(a[1].text, "its begin time (--begin) is 1970-01-01T01:00Z: Slurm starts it only from then");
+	ASSERT_STR_CONTAINS(a[1].text, "its begin time (--begin) is 1970-01-01T01:00Z: Slurm starts it only from then, "
+				       "its expected start at the earliest");
 	ASSERT_STR_CONTAINS(a[1].text, "scontrol update jobid=841 starttime=now");
+	ASSERT_EQ(a[1].earliest, 3600);
+	/* in Slurm's comment, words that tell the two apart */
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: requeued (1 time): Slurm starts it again only from its begin time, "
+			    "1970-01-01T00:19Z (EligibleTime, set by the requeue): held until then");
+	fw__orphan_text(&f.h->orphans[1], &f.jobs.job_array[1], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: waits for its begin time (1970-01-01T01:00Z): held until then");
+	f.jobs.job_array[0].restart_cnt = 2; /* requeued again (scontrol requeue, a node failure) */
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: requeued (2 times): Slurm starts it again only from its begin time, "
+			    "1970-01-01T00:19Z (EligibleTime, set by the requeue): held until then");
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 2), 2);
+	ASSERT_STR_CONTAINS(a[0].text, "requeued (2 times): ");
+	/* held by its user besides: the hold is the reason, and no start is
+	 * known (Slurm's time passes, the hold stays) */
+	uint16_t why = f.jobs.job_array[0].state_reason;
+	f.jobs.job_array[0].comment = (char *)FW__USER_HOLD_TEXT;
+	f.jobs.job_array[0].state_reason = WAIT_HELD_USER;
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 2), 2);
+	ASSERT_STR_EQ(a[0].reason, "held");
+	ASSERT_EQ(a[0].earliest, 0);
+	f.jobs.job_array[0].comment = (char *)FW__REQUEUED_TEXT;
+	f.jobs.job_array[0].state_reason = why;
+	f.jobs.job_array[0].restart_cnt = 1;
 	fake_renew(&f);
 	f.s->now = 1121; /* its begin time: planned, and started */
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
