@@ -142,7 +142,7 @@ cancel_all
 code=$(curl -s -o "$T/health.out" -w '%{http_code}' -X POST \
 	-H "Authorization: Bearer $(cat "$T/state/token")" \
 	-d '{"healthy": false, "reason": "xid 79"}' "http://127.0.0.1:$PORT/v1/nodes/gpu007/health")
-submit 130 team_a 8
+submit 130 team_a 60 # long enough that none ends before all 120 run (a loaded CI machine)
 wait_until 30 'test "$(gpus_of team_a)" -ge 120'
 sleep 1
 on=$(squeue -h -t R,PD -w gpu007 -o %i | wc -l)
