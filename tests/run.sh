@@ -14,7 +14,9 @@
 #      each warns where the suite's -O2 does not);
 #   6. the release build's unit tests and corpus replays under valgrind's
 #      memcheck (tests/memcheck.sh): reads of memory never written, which
-#      ASan does not see;
+#      ASan does not see; and the daemon's threads under ThreadSanitizer,
+#      one binary built with clang -fsanitize=thread (tests/tsan.sh: data
+#      races, which neither sees);
 #   7. integration tests: every executable tests/integration/*.sh (real
 #      servers: the daemon, a local Slurm cluster, the agent with a fake
 #      NVML), each given the build directory and ending "N passed, N failed".
@@ -90,6 +92,9 @@ TMO=1500 run_bin tests/build_types.sh "$B"
 
 echo "== memcheck (valgrind) over the release build's unit tests and corpus replays"
 TMO=2400 run_bin tests/memcheck.sh "$B"
+
+echo "== ThreadSanitizer over the daemon's threads (test_serve_api, clang -fsanitize=thread)"
+TMO=900 run_bin tests/tsan.sh "$B"
 
 echo "== integration"
 for s in $(find tests/integration -maxdepth 1 -type f -name '*.sh' -perm -u+x 2>/dev/null | sort); do

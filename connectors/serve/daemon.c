@@ -1038,9 +1038,14 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	pthread_cond_broadcast(&d.wake);
 	pthread_mutex_unlock(&d.mu);
 	pthread_join(cyc, NULL);
+	/* Under the state lock: the HTTP threads still answer until
+	 * fw_http_stop, and a request among them writes through the same
+	 * store connection and changes the model this save reads. */
+	pthread_mutex_lock(&d.mu);
 	if ((rc = fw_serve_save_usage_now(&d)) != FW_OK) /* what the last cycles accrued, not only the last save's */
 		fprintf(stderr, "fairway serve: cannot save the usage at stop: %s (%s)\n", fw_strerror(rc),
 			fw_store_errmsg(d.store));
+	pthread_mutex_unlock(&d.mu);
 	exit_code = 0;
 out:
 	fw_http_stop(http);

@@ -11,8 +11,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,10 @@
 struct fw_http {
 	struct MHD_Daemon *mhd;
 	struct fw_serve *d;
-	atomic_bool started; /* MHD_start_daemon returned: on_log writes to the log */
+	/* log_mu guards started and start_msg: MHD may log from its own
+	 * threads while MHD_start_daemon still runs on the caller's. */
+	pthread_mutex_t log_mu;
+	bool started;        /* MHD_start_daemon returned: on_log writes to the log */
 	char start_msg[256]; /* before: MHD's first message, for the start error */
 };
 
@@ -281,12 +284,13 @@ static void on_log(void *cls, const char *fm, va_list ap)
 
 	vsnprintf(line, sizeof line, fm, ap);
 	plain_text(line);
-	if (!atomic_load(&h->started)) {
-		if (!h->start_msg[0])
-			snprintf(h->start_msg, sizeof h->start_msg, "%.255s", line); /* start_msg's size, less one */
-		return;
-	}
-	fprintf(stderr, "fairway serve: http: %s\n", line);
+	pthread_mutex_lock(&h->log_mu);
+	bool started = h->started;
+	if (!started && !h->start_msg[0])
+		snprintf(h->start_msg, sizeof h->start_msg, "%.255s", line); /* start_msg's size, less one */
+	pthread_mutex_unlock(&h->log_mu);
+	if (started)
+		fprintf(stderr, "fairway serve: http: %s\n", line);
 }
 
 /* Why MHD could not listen on sa, found by binding it here as MHD does
@@ -316,6 +320,21 @@ static void listen_error(const struct sockaddr_in *sa, const char *host, int por
 			 e ? strerror(e) : mhd_said[0] ? mhd_said : "libmicrohttpd could not start");
 }
 
+/* MHD_start_daemon returned: on_log writes to the log from now on, and
+ * start_msg, which it no longer touches, is the caller's to read. */
+static void mark_started(struct fw_http *h)
+{
+	pthread_mutex_lock(&h->log_mu);
+	h->started = true;
+	pthread_mutex_unlock(&h->log_mu);
+}
+
+static void http_free(struct fw_http *h)
+{
+	pthread_mutex_destroy(&h->log_mu);
+	free(h);
+}
+
 int fw_http_start(struct fw_serve *d, const char *host, int port, struct fw_http **out, int *bound_port, char *err,
 		  size_t errn)
 {
@@ -325,26 +344,26 @@ int fw_http_start(struct fw_serve *d, const char *host, int port, struct fw_http
 
 	if (!h)
 		return FW_ENOMEM;
+	pthread_mutex_init(&h->log_mu, NULL);
 	memset(&sa, 0, sizeof sa);
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)port);
 	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
 		snprintf(err, errn, "--listen: '%s' is not an IPv4 address (e.g. 127.0.0.1)", host);
-		free(h);
+		http_free(h);
 		return FW_EINVAL;
 	}
 	h->d = d;
-	atomic_init(&h->started, false);
 	h->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL,
 				  on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h, /* first, as MHD asks */
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4, MHD_OPTION_NOTIFY_COMPLETED, on_done, h,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_CONNECTION_TIMEOUT,
 				  (unsigned)60, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
-	atomic_store(&h->started, true);
+	mark_started(h);
 	if (!h->mhd) {
 		listen_error(&sa, host, port, h->start_msg, err, errn);
-		free(h);
+		http_free(h);
 		return FW_EIO;
 	}
 	if (h->start_msg[0]) /* a warning of a start that worked */
@@ -360,5 +379,5 @@ void fw_http_stop(struct fw_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->mhd);
-	free(h);
+	http_free(h);
 }

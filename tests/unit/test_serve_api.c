@@ -3174,6 +3174,101 @@ TEST(a_logged_eviction_at_a_bad_time_stops_the_start_in_words)
 	served_down(&f);
 }
 
+/* The daemon's threads at once, as `fairway serve` runs them: API
+ * threads submitting jobs and reading every listing (the view's parts
+ * shared with the cycle that replaces it, health without the state lock,
+ * /metrics) while the cycle thread runs cycle after cycle.  Every answer
+ * is the one a quiet daemon gives (201 for a submission, 200 for a
+ * read), and every job submitted is in the list afterwards, once.  Under
+ * ThreadSanitizer (docs/serve.md "Testing") this is the workload that
+ * shows a race between the API and the cycle. */
+#define BUSY_THREADS 3
+#define BUSY_JOBS 12
+struct busy {
+	struct fw_serve *d;
+	int id;
+	_Atomic int *running;           /* API threads not yet done */
+	int wrong;                      /* answers not as expected */
+	char why[160];                  /* the first of them */
+};
+
+static unsigned busy_call(struct fw_serve *d, const char *method, const char *path, const char *body)
+{
+	char auth[300];
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
+	struct fw_api_resp rs;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	free(rs.body);
+	return rs.status;
+}
+
+static void *busy_thread(void *arg)
+{
+	static const char *const reads[] = { "/v1/jobs", "/v1/queues", "/v1/health", "/v1/nodes",
+					     "/v1/fairshare", "/v1/plan", "/metrics", "/v1/stats" };
+	struct busy *b = arg;
+	char name[32], body[160];
+
+	for (int i = 0; i < BUSY_JOBS; i++) {
+		snprintf(name, sizeof name, "busy-%d-%d", b->id, i);
+		snprintf(body, sizeof body, "{\"name\":\"%s\",\"queue\":\"q\",\"runtime\":600,\"tasks\":[{\"gpus\":1}]}",
+			 name);
+		unsigned st = busy_call(b->d, "POST", "/v1/jobs", body);
+		if (st != 201 && !b->wrong++)
+			snprintf(b->why, sizeof b->why, "POST /v1/jobs %s: %u", name, st);
+		for (size_t k = 0; k < sizeof reads / sizeof *reads; k++)
+			if ((st = busy_call(b->d, "GET", reads[k], "")) != 200 && !b->wrong++)
+				snprintf(b->why, sizeof b->why, "GET %s: %u", reads[k], st);
+	}
+	(*b->running)--;
+	return NULL;
+}
+
+/* Occurrences of needle in hay. */
+static int occurrences(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+TEST(requests_and_cycles_at_once_answer_as_alone)
+{
+	struct served f;
+	struct busy b[BUSY_THREADS];
+	pthread_t th[BUSY_THREADS];
+	_Atomic int running = BUSY_THREADS;
+	int cycles = 0, failed = 0;
+	static char list[65536];
+
+	served_up(&f);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* a view: /v1/nodes answers 200 */
+	for (int i = 0; i < BUSY_THREADS; i++) {
+		b[i] = (struct busy){ .d = &f.d, .id = i, .running = &running };
+		if (pthread_create(&th[i], NULL, busy_thread, &b[i]) != 0)
+			abort();
+	}
+	while (running > 0 || cycles < 3) {
+		failed += fw_serve_cycle_once(&f.d, &f.ar) != FW_OK;
+		cycles++;
+	}
+	for (int i = 0; i < BUSY_THREADS; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < BUSY_THREADS; i++)
+		if (b[i].wrong)
+			FW_TEST__FAIL("thread %d: %d answer(s) not as alone, the first: %s", i, b[i].wrong, b[i].why);
+	ASSERT_EQ(failed, 0);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs", NULL, list, sizeof list), 200);
+	ASSERT_EQ(occurrences(list, "\"name\":\"busy-"), BUSY_THREADS * BUSY_JOBS);
+	ASSERT_EQ(occurrences(list, "\"state\":\"running\""), 8); /* n0's 8 GPUs, one job each */
+	served_down(&f);
+}
+
 TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_eviction_at_a_bad_time_stops_the_start_in_words, the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_job_aside_until_a_known_time_is_expected_then, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_window_before_the_backends_departure_is_the_nodes_stay, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
@@ -3190,4 +3285,5 @@ TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_evi
 	  a_parent_cycle_is_told_from_the_queue_changed,
 	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels,
 	  a_job_shows_every_member_it_was_submitted_with, an_over_long_name_is_refused_on_every_path,
-	  a_job_may_not_take_an_array_tasks_name, an_array_may_not_be_named_as_a_jobs_base, queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
+	  a_job_may_not_take_an_array_tasks_name, an_array_may_not_be_named_as_a_jobs_base, queue_model_keys_take_the_fleets_spelling_and_typos_are_named,
+	  requests_and_cycles_at_once_answer_as_alone)
