@@ -1,6 +1,8 @@
-/* test_span.c — a duration in words (fairway/span.h), at its edges. */
+/* test_span.c — a duration in words (fairway/span.h), at its edges, and
+ * in the core's reason texts. */
 #include <stdint.h>
 
+#include "fairway/plan.h"
 #include "fairway/span.h"
 #include "harness.h"
 
@@ -68,5 +70,27 @@ TEST(cut_to_fit_like_snprintf)
 	ASSERT_EQ(buf[0], 'x');
 }
 
+/* The reasons whose template takes a span (plan.h args NS, SS) write it
+ * in words, and the absolute time as it is; the longest fit the bound. */
+TEST(reason_texts_write_spans_in_words)
+{
+	char buf[FW_REASON_TEXT_MAX];
+
+	ASSERT_STR_EQ(fw_reason_format(FW_REASON_HAS_RESERVATION, 125200, 25200, buf, sizeof buf),
+		      "reserved: nodes are held for it from t=125200 (in 7h00m)");
+	ASSERT_STR_EQ(fw_reason_format(FW_REASON_LEAVING, 5000, 90, buf, sizeof buf),
+		      "it fits now only on nodes that leave at t=5000 (in 1m30s: a maintenance window or a reservation "
+		      "made outside fairway) and it would not end by then; it waits for other room or for their return");
+	ASSERT_STR_EQ(fw_reason_format(FW_REASON_TIME_LIMIT, 7205, 7200, buf, sizeof buf),
+		      "ended: it has run 2h00m05s and its run-time limit (maxRuntime) is 2h00m; it is stopped, not "
+		      "requeued");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_TIME_LIMIT, INT64_MIN, INT64_MAX, buf, sizeof buf),
+			    "it has run -2562047788015215h30m08s and its run-time limit (maxRuntime) is "
+			    "2562047788015215h30m07s; it is stopped, not requeued");
+	/* a count stays a number: "1 GPU", not a span */
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_GPUS_BUSY, 2, 1, buf, sizeof buf), "the cluster has 1 free");
+}
+
 TEST_MAIN(seconds_below_a_minute, minutes_with_seconds_only_when_some, hours_with_two_digit_minutes_and_no_days,
-	  huge_values_in_full, negative_is_a_minus_then_the_same_words, cut_to_fit_like_snprintf)
+	  huge_values_in_full, negative_is_a_minus_then_the_same_words, cut_to_fit_like_snprintf,
+	  reason_texts_write_spans_in_words)
