@@ -133,7 +133,7 @@ timed_out() {
 	job_is "$1" "$2" 'j["state"] == "timeout" and j["endTime"] - j["startTime"] == 3 and j["reason"] == "time_limit"'
 }
 # the text of a job that queue capped's limit of 3 s ended
-CAPPED_TEXT='ended: it has run 3 s and the run-time limit (maxRuntime) of its queue "capped" is 3 s; it is stopped, not requeued'
+CAPPED_TEXT='ended: it has run 3s and the run-time limit (maxRuntime) of its queue "capped" is 3s; it is stopped, not requeued'
 
 # --- run-time limits that pass while the daemon is down ------------------------
 # Jobs run on a fleet whose queue capped limits its jobs to 3 s; the daemon
