@@ -2434,7 +2434,7 @@ check "... its reason: time_limit, its text naming the queue and the limit" pyth
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["reason"] == "time_limit", j
-assert "run-time limit (maxRuntime) of its queue \"capped\" is 2 s; it is stopped, not requeued" in j["reasonText"], j
+assert "run-time limit (maxRuntime) of its queue \"capped\" is 2s; it is stopped, not requeued" in j["reasonText"], j
 assert [d["reason"] for d in j["decisions"] if d["kind"] == "timeout"] == ["time_limit"], j
 assert not [d for d in j["decisions"] if d["kind"] == "evict"], j' "$BODY"
 sleep 0.6 # cycles more: it stays ended
@@ -2516,7 +2516,7 @@ check "... its text says its own limit ended it, not its queue's" python3 -c '
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["reason"] == "time_limit", j
-assert "its own run-time limit (maxRuntime) is 4 s; it is stopped, not requeued" in j["reasonText"], j
+assert "its own run-time limit (maxRuntime) is 4s; it is stopped, not requeued" in j["reasonText"], j
 assert "its queue" not in j["reasonText"], j
 assert j["maxRuntime"] == 4, j
 assert [d["reason"] for d in j["decisions"] if d["kind"] == "timeout"] == ["time_limit"], j

@@ -171,7 +171,7 @@ if start_daemon "$S" "$PORT" --config "$T/limits.yaml"; then
 	check "... its text names its queue's limit, as the cycle's" [ "$(jfield 'j.get("reasonText")')" = "$CAPPED_TEXT" ]
 	req GET /v1/jobs/own-capped
 	check "... own-capped's names its own limit" \
-		[ "$(jfield '"its own run-time limit (maxRuntime) is 3 s" in j.get("reasonText", "")')" = True ]
+		[ "$(jfield '"its own run-time limit (maxRuntime) is 3s" in j.get("reasonText", "")')" = True ]
 	job_is "fits, its runtime (2 s) before its limit: done at start + 2" fits \
 		'j["state"] == "done" and j["endTime"] - j["startTime"] == 2'
 	check "/metrics counts the three in fairway_jobs_timed_out_total" [ "$(metric fairway_jobs_timed_out_total)" = 3 ]
