@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cycle_int.h"
+#include "fairway/span.h"
 
 const char *fw_decision_name(enum fw_decision_kind k)
 {
@@ -20,7 +21,7 @@ const char *fw_decision_name(enum fw_decision_kind k)
 const char *fw_reason_name(enum fw_reason r)
 {
 	static const char *const names[] = {
-#define FW__REASON_NAME(U, l, t) #l,
+#define FW__REASON_NAME(U, l, k, t) #l,
 		FW_REASON_MAP(FW__REASON_NAME)
 #undef FW__REASON_NAME
 	};
@@ -107,10 +108,14 @@ static void format_over_quota(const struct fw_snapshot *s, int32_t job, enum fw_
 			 lim_what[k]);
 }
 
-/* Each template's two %lld (4 characters) become at most 20; the
- * over-quota text is about half the bound. */
-#define FW__REASON_FITS(U, l, t)                                             \
-	_Static_assert(sizeof(t) - 2 * 4 + 2 * 20 <= FW_REASON_TEXT_MAX, "reason " #U ": FW_REASON_TEXT_MAX too small");
+/* How much a template's two conversions may grow, by its args (plan.h):
+ * a %lld (4 characters) becomes at most 20, a span's %s (2) at most
+ * FW_SPAN_MAX - 1; the over-quota text is about half the bound. */
+#define FW__GROW_NN (2 * (20 - 4))
+#define FW__GROW_NS (20 - 4 + FW_SPAN_MAX - 1 - 2)
+#define FW__GROW_SS (2 * (FW_SPAN_MAX - 1 - 2))
+#define FW__REASON_FITS(U, l, k, t)                                          \
+	_Static_assert(sizeof(t) + FW__GROW_##k <= FW_REASON_TEXT_MAX, "reason " #U ": FW_REASON_TEXT_MAX too small");
 FW_REASON_MAP(FW__REASON_FITS)
 #undef FW__REASON_FITS
 
@@ -171,6 +176,21 @@ static bool budget_short_text(int64_t a, int64_t b, char *buf, size_t n)
 	return true;
 }
 
+/* A template's conversions by its args column (plan.h): each argument
+ * as a number, or as a span in words. */
+#define FW__FMT_NN(t, buf, n, a, b) snprintf(buf, n, t, (long long)(a), (long long)(b))
+#define FW__FMT_NS(t, buf, n, a, b)                                          \
+	do {                                                                 \
+		char fw__sb[FW_SPAN_MAX];                                    \
+		snprintf(buf, n, t, (long long)(a), fw_span_format(b, fw__sb, sizeof fw__sb)); \
+	} while (0)
+#define FW__FMT_SS(t, buf, n, a, b)                                          \
+	do {                                                                 \
+		char fw__sa[FW_SPAN_MAX], fw__sb[FW_SPAN_MAX];               \
+		snprintf(buf, n, t, fw_span_format(a, fw__sa, sizeof fw__sa), \
+			 fw_span_format(b, fw__sb, sizeof fw__sb));          \
+	} while (0)
+
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
 	if (r == FW_REASON_BUDGET_SHORT && budget_short_text(a, b, buf, n)) {
@@ -206,9 +226,9 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 		return buf;
 	}
 	switch (r) {
-#define FW__REASON_FMT(U, l, t)                                              \
+#define FW__REASON_FMT(U, l, k, t)                                           \
 	case FW_REASON_##U:                                                  \
-		snprintf(buf, n, t, (long long)a, (long long)b);             \
+		FW__FMT_##k(t, buf, n, a, b);                                \
 		break;
 		FW_REASON_MAP(FW__REASON_FMT)
 #undef FW__REASON_FMT
@@ -372,6 +392,20 @@ static int64_t until(int64_t t, int64_t now)
 	return t - now;
 }
 
+/* MIN_RUNTIME with the snapshot (a = the victims' queue, b = when
+ * reclaim may take them): the queue by name, its minRuntime and the wait
+ * in words. */
+static void min_runtime_text(const struct fw_snapshot *s, int64_t a, int64_t b, char *buf, size_t n)
+{
+	char min[FW_SPAN_MAX], wait[FW_SPAN_MAX];
+
+	fw_span_format(fw_queue_min_runtime(s, (int32_t)a), min, sizeof min);
+	fw_span_format(until(b, s->now), wait, sizeof wait);
+	snprintf(buf, n, "reclaim waits: the GPUs it needs are held by jobs of queue %s, above its fair share, that "
+			 "have not run its minimum runtime (minRuntime) of %s yet; reclaim may take them at t=%lld (in %s)",
+		 s->queues[a].name, min, (long long)b, wait);
+}
+
 char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
 			   char *buf, size_t n)
 {
@@ -388,10 +422,7 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		return buf;
 	}
 	if (r == FW_REASON_MIN_RUNTIME && s && a >= 0 && a < s->nqueues) {
-		snprintf(buf, n, "reclaim waits: the GPUs it needs are held by jobs of queue %s, above its fair share, "
-				 "that have not run its minimum runtime (minRuntime) of %lld s yet; reclaim may take them "
-				 "at t=%lld (in %lld s)", s->queues[a].name, (long long)fw_queue_min_runtime(s, a),
-			 (long long)b, (long long)until(b, s->now));
+		min_runtime_text(s, a, b, buf, n);
 		return buf;
 	}
 	if (r == FW_REASON_CHECKPOINT_WAIT && s && a >= 0 && a < s->njobs) {

@@ -231,14 +231,14 @@ static double num(json_t *o, const char *k)
 }
 
 /* A set duration in seconds as the plan's tables write it, to the
- * second: "90s", "1m40s", "1h30m", "2h00m" (fw_render_span_exact). */
+ * second: "90s", "1m40s", "1h30m", "2h00m" (fairway/span.h). */
 static const char *dur(double secs, char *buf, size_t n)
 {
-	return fw_render_span_exact((fw_time)llround(secs), buf, n);
+	return fw_span_format((fw_time)llround(secs), buf, n);
 }
 
 /* "in 5m", "12s ago", "in 26h03m", "now", "unknown": t relative to now,
- * as the plan writes a span (fw_render_span_exact: "+43m20s"), cut to
+ * as the plan writes a span (fairway/span.h: "+43m20s"), cut to
  * the minute from an hour on (7143 s is 1h59m, never rounded up to 2h;
  * 26 hours are 26h00m, not a day: one form, as the tables). */
 static void when(char *buf, size_t n, json_t *t)
@@ -252,7 +252,7 @@ static void when(char *buf, size_t n, json_t *t)
 	}
 	d = (long long)json_integer_value(t) - (long long)time(NULL);
 	a = d < 0 ? -d : d;
-	fw_render_span_exact((fw_time)(a < 3600 ? a : a - a % 60), span, sizeof span);
+	fw_span_format((fw_time)(a < 3600 ? a : a - a % 60), span, sizeof span);
 	if (a == 0)
 		snprintf(buf, n, "now");
 	else

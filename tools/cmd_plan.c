@@ -191,9 +191,9 @@ static void note_over_limit(const struct fw_snapshot *s)
 		if (++n <= 3)
 			fprintf(stderr, "fairway plan: note: job %s announces a run of %s, but %s run-time limit "
 					"(maxRuntime) ends it after %s; lower its runtime or raise the limit\n",
-				job->name, fw_render_span_exact(job->expected_runtime, run, sizeof run),
+				job->name, fw_span_format(job->expected_runtime, run, sizeof run),
 				job->max_runtime_s == m ? "its own" : "its queue's",
-				fw_render_span_exact(m, lim, sizeof lim));
+				fw_span_format(m, lim, sizeof lim));
 	}
 	if (n > 3)
 		fprintf(stderr, "fairway plan: note: %d more jobs announce runs past their run-time limit\n", (int)(n - 3));

@@ -85,33 +85,12 @@ static int32_t count_kind(const struct fw_plan *p, enum fw_decision_kind k)
 }
 
 /* render.h: the LOSES column (the work an eviction loses since the job's
- * last checkpoint, fw_job_lost_work): to the minute. */
+ * last checkpoint, fw_job_lost_work) and measured times: cut to the
+ * minute from a minute on ("20m", not "20m17s": a measured time's
+ * seconds are noise), then in the core's words (span.h). */
 const char *fw_render_span(fw_time secs, char *buf, size_t n)
 {
-	if (secs < 60)
-		snprintf(buf, n, "%llds", (long long)secs);
-	else if (secs < 3600)
-		snprintf(buf, n, "%lldm", (long long)(secs / 60));
-	else
-		snprintf(buf, n, "%lldh%02lldm", (long long)(secs / 3600), (long long)(secs % 3600 / 60));
-	return buf;
-}
-
-/* render.h: a run-time limit, a note's runs: to the second, the seconds
- * shown only when there are some. */
-const char *fw_render_span_exact(fw_time secs, char *buf, size_t n)
-{
-	char s[8] = "";
-
-	if (secs < 60)
-		return fw_render_span(secs, buf, n);
-	if (secs % 60)
-		snprintf(s, sizeof s, "%02llds", (long long)(secs % 60));
-	if (secs < 3600)
-		snprintf(buf, n, "%lldm%s", (long long)(secs / 60), s);
-	else
-		snprintf(buf, n, "%lldh%02lldm%s", (long long)(secs / 3600), (long long)(secs % 3600 / 60), s);
-	return buf;
+	return fw_span_format(secs < 60 ? secs : secs - secs % 60, buf, n);
 }
 
 /* An eviction's FOR column: the drained node, "limit 2h00m" for a run-time
@@ -123,7 +102,7 @@ static const char *evicted_for(const struct fw_snapshot *s, const struct fw_deci
 	if (d->reason == FW_REASON_DRAINED)
 		return s->nodes[d->a].name;
 	if (d->reason == FW_REASON_TIME_LIMIT) {
-		snprintf(buf, n, "limit %s", fw_render_span_exact(d->b, t, sizeof t));
+		snprintf(buf, n, "limit %s", fw_span_format(d->b, t, sizeof t));
 		return buf;
 	}
 	return d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?";
@@ -179,7 +158,7 @@ static void table_drains(FILE *f, const struct fw_snapshot *s, const struct fw_p
 }
 
 /* "t=1234 (+34s)", "t=36100 (+8h01m40s)" (the wait as every duration
- * here reads, fw_render_span_exact) or "unknown (over_quota)". */
+ * here reads, span.h) or "unknown (over_quota)". */
 static char *expected_text(const struct fw_plan *p, const struct fw_pending *r, char *buf, size_t n)
 {
 	char wait[32];
@@ -188,7 +167,7 @@ static char *expected_text(const struct fw_plan *p, const struct fw_pending *r, 
 		snprintf(buf, n, "unknown (%s)", fw_reason_name(r->unknown_why));
 	else
 		snprintf(buf, n, "t=%lld (+%s)", (long long)r->expected_start,
-			 fw_render_span_exact(r->expected_start - p->now, wait, sizeof wait));
+			 fw_span_format(r->expected_start - p->now, wait, sizeof wait));
 	return buf;
 }
 

@@ -16,15 +16,16 @@
 #include "fairway/plan.h"
 #include "fairway/policy.h"
 #include "fairway/snapshot.h"
+#include "fairway/span.h"
 
 void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
 		     const struct fw_policy_ops *pol);
-/* "45s", "20m", "10h05m": a duration as the tables show it, to the
- * minute (work lost, measured times); returns buf. */
+/* "45s", "20m", "10h05m": a measured duration as the tables show it,
+ * cut to the minute from a minute on (work lost, measured times);
+ * returns buf.  A set value that must read as given (a run-time limit,
+ * a run, a wait) is written to the second by the core's
+ * fw_span_format (fairway/span.h: "1m40s", "1h29m59s", "2h00m"). */
 const char *fw_render_span(fw_time secs, char *buf, size_t n);
-/* "45s", "1m40s", "2m", "1h29m59s", "2h00m": to the second, for a set
- * value that must read as given (a run-time limit, a run); returns buf. */
-const char *fw_render_span_exact(fw_time secs, char *buf, size_t n);
 /* New reference; NULL on allocation failure. */
 json_t *fw_render_json(const struct fw_snapshot *s, const struct fw_plan *p,
 		       const struct fw_policy_ops *pol);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fairway/budget.h"
+#include "fairway/span.h"
 #include "reason.h"
 
 static const char *job_name(const struct fw_snapshot *s, int64_t i)
@@ -155,21 +156,23 @@ static bool limit_text(const struct fw_snapshot *s, const struct fw_job *j, int6
 {
 	int32_t q = limit_queue(s, j, b);
 	bool own = b > 0 && j->max_runtime_s == b;
-	char who[2 * FW_NAME_MAX + 48] = "";
+	char who[2 * FW_NAME_MAX + 48] = "", ran[FW_SPAN_MAX], lim[FW_SPAN_MAX];
 
 	if (q < 0 && !own)
 		return false;
 	if (q >= 0)
 		queue_words(s, j, q, who, sizeof who);
+	fw_span_format(a, ran, sizeof ran);
+	fw_span_format(b, lim, sizeof lim);
 	if (own && q < 0)
-		snprintf(buf, n, "ended: it has run %lld s and its own run-time limit (maxRuntime) is %lld s; it is "
-				 "stopped, not requeued", (long long)a, (long long)b);
+		snprintf(buf, n, "ended: it has run %s and its own run-time limit (maxRuntime) is %s; it is stopped, not "
+				 "requeued", ran, lim);
 	else if (own)
-		snprintf(buf, n, "ended: it has run %lld s and its own run-time limit (maxRuntime) is %lld s, as is that "
-				 "of %s; it is stopped, not requeued", (long long)a, (long long)b, who);
+		snprintf(buf, n, "ended: it has run %s and its own run-time limit (maxRuntime) is %s, as is that of %s; it "
+				 "is stopped, not requeued", ran, lim, who);
 	else
-		snprintf(buf, n, "ended: it has run %lld s and the run-time limit (maxRuntime) of %s%s is %lld s; it is "
-				 "stopped, not requeued", (long long)a, who, q == j->queue ? "" : ",", (long long)b);
+		snprintf(buf, n, "ended: it has run %s and the run-time limit (maxRuntime) of %s%s is %s; it is stopped, "
+				 "not requeued", ran, who, q == j->queue ? "" : ",", lim);
 	return true;
 }
 
@@ -183,8 +186,10 @@ char *fw_serve_evict_text(const struct fw_snapshot *s, const struct fw_job *j, e
 	if (r == FW_REASON_TIME_LIMIT)
 		return fw_serve_reason_text(s, r, a, b, buf, n);
 	size_t len = strlen(fw_serve_reason_text(s, r, a, b, buf, n));
+	char lost[FW_SPAN_MAX];
 
-	snprintf(buf + len, n - len, "; it loses %lld s of work%s", (long long)fw_job_lost_work(s, j, s->now),
+	fw_span_format(fw_job_lost_work(s, j, s->now), lost, sizeof lost);
+	snprintf(buf + len, n - len, "; it loses %s of work%s", lost,
 		 fw_job_checkpoint(s, j) > 0 ? " since its last checkpoint" : " (no checkpoint interval: the whole run)");
 	return buf;
 }
@@ -262,18 +267,7 @@ struct fw_serve_left *fw_serve_budget_left(const struct fw_snapshot *s, const st
 	return l;
 }
 
-/* Seconds in the largest whole unit: "2 h", "90 min", "45 s". */
-static void span(char *buf, size_t n, fw_time t)
-{
-	if (t % 3600 == 0)
-		snprintf(buf, n, "%lld h", (long long)(t / 3600));
-	else if (t % 60 == 0)
-		snprintf(buf, n, "%lld min", (long long)(t / 60));
-	else
-		snprintf(buf, n, "%lld s", (long long)t);
-}
-
-/* "8 GPUs × its 2 h maxRuntime": job j's whole run as the check counts
+/* "8 GPUs × its 2h00m maxRuntime": job j's whole run as the check counts
  * it (fw_job_bound: its run-time limit, else its runtime, else its
  * queue's default); its GPU-seconds in *need.  False when it has no bound. */
 static bool run_words(const struct fw_snapshot *s, const struct fw_job *j, char *buf, size_t n, double *need)
@@ -286,7 +280,7 @@ static bool run_words(const struct fw_snapshot *s, const struct fw_job *j, char 
 	if (bound <= 0 || g <= 0)
 		return false;
 	*need = (double)g / 1000.0 * (double)bound; /* run_left at now */
-	span(t, sizeof t, bound);
+	fw_span_format(bound, t, sizeof t);
 	if (lim > 0 && j->max_runtime_s == lim)
 		whose = "its";
 	else if (lim > 0)

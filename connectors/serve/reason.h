@@ -77,9 +77,10 @@
 /* Bytes that hold any text of fw_serve_reason_text, NUL included: the
  * core's (FW_REASON_TEXT_MAX) with up to three names of FW_NAME_MAX - 1
  * characters in it, and up to 96 more (fw_serve_short_text's: two queues,
- * a job and the run's words, "(8 GPUs × its 2 h maxRuntime)"); and of
- * fw_serve_evict_text, with the work lost after it ("; it loses N s of
- * work (no checkpoint interval: the whole run)", N up to 20 characters).
+ * a job and the run's words, "(8 GPUs × its 2h00m maxRuntime)"); and of
+ * fw_serve_evict_text, with the work lost after it ("; it loses 10m of
+ * work (no checkpoint interval: the whole run)", the span up to
+ * FW_SPAN_MAX - 1 characters, fairway/span.h).
  * test_serve_reason measures every reason. */
 #define FW_SERVE_REASON_MAX (FW_REASON_TEXT_MAX + 3 * (FW_NAME_MAX - 1) + 96)
 #define FW_SERVE_EVICT_MAX (FW_SERVE_REASON_MAX + 96)

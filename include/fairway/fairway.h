@@ -12,5 +12,6 @@
 #include "fairway/policy.h"
 #include "fairway/res.h"
 #include "fairway/snapshot.h"
+#include "fairway/span.h"
 
 #endif

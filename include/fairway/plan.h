@@ -9,7 +9,9 @@
  *
  * Reasons are an X-macro list: the enum, the stable snake_case name used in
  * JSON and the printf template all come from FW_REASON_MAP.  The template
- * takes the two int64 arguments a and b in that order.
+ * takes the two int64 arguments a and b in that order, each as a number
+ * or, where the list's args column says so, as a span of seconds in
+ * words (span.h: "in 7h00m", not "in 25200 s").
  *
  * Start-time estimates.  Every pending entry also says when the job is
  * expected to start (lib/estimate.c), always after now: this plan does
@@ -194,93 +196,96 @@ enum fw_decision_kind {
 	FW_DECIDE_COUNT
 };
 
-/*          NAME            json name          template (a, b)            */
+/*   NAME            json name     args  template (a, b)
+ * args says how the template takes a and b: NN both as numbers (%lld);
+ * NS a as a number (a time: t=%lld) and b as a span of seconds in words
+ * (%s: "7h00m", span.h); SS both as spans. */
 #define FW_REASON_MAP(X)                                                       \
-	X(NONE, none, "no decision (%lld, %lld)")                              \
-	X(STARTED, started, "started: %lld GPUs (%lld)")                       \
-	X(FAIRSHARE_ORDER, fairshare_order,                                    \
+	X(NONE, none, NN, "no decision (%lld, %lld)")                          \
+	X(STARTED, started, NN, "started: %lld GPUs (%lld)")                   \
+	X(FAIRSHARE_ORDER, fairshare_order, NN,                                \
 	  "waiting for its turn: the %lld GPUs it needs went to jobs served before it in fair-share order; %lld GPUs are free now") \
-	X(OVER_QUOTA, over_quota,                                              \
+	X(OVER_QUOTA, over_quota, NN,                                          \
 	  "over quota: %lld units over the limit of resource #%lld (rendered specially)") \
-	X(GANG_NO_FIT, gang_no_fit,                                            \
+	X(GANG_NO_FIT, gang_no_fit, NN,                                        \
 	  "not enough whole GPUs: it needs %lld whole GPUs at once and the cluster had %lld whole GPUs free (or not in whole-node pieces of the right size)") \
-	X(TOPOLOGY, topology,                                                  \
+	X(TOPOLOGY, topology, NN,                                              \
 	  "topology: the gang needs %lld GPUs inside one domain of its required level; the largest such domain has %lld free") \
-	X(GPU_MODEL, gpu_model,                                                \
+	X(GPU_MODEL, gpu_model, NN,                                            \
 	  "GPU model: it needs %lld GPUs of the requested model and only %lld are free") \
-	X(NO_RESOURCES, no_resources,                                          \
+	X(NO_RESOURCES, no_resources, NN,                                      \
 	  "no set of nodes with free GPUs has the CPU, memory and GPU model for all its tasks at once (%lld tasks; %lld nodes could hold the first alone)") \
-	X(CYCLE_LIMIT, cycle_limit,                                            \
+	X(CYCLE_LIMIT, cycle_limit, NN,                                        \
 	  "the cycle's start budget of %lld was used up (%lld jobs considered)") \
-	X(HEAD_OF_LINE, head_of_line,                                          \
+	X(HEAD_OF_LINE, head_of_line, NN,                                      \
 	  "blocked behind job #%lld (strict order; %lld jobs ahead in its line)") \
-	X(HAS_RESERVATION, has_reservation,                                    \
-	  "reserved: nodes are held for it from t=%lld (in %lld s)") \
-	X(RESERVED, reserved,                                                  \
+	X(HAS_RESERVATION, has_reservation, NS,                                \
+	  "reserved: nodes are held for it from t=%lld (in %s)") \
+	X(RESERVED, reserved, NN,                                              \
 	  "it fits now but would delay the reservation of job #%lld (due at t=%lld); it waits rather than push a reserved job back") \
-	X(UNKNOWN_RUNTIME, unknown_runtime,                                    \
+	X(UNKNOWN_RUNTIME, unknown_runtime, NN,                                \
 	  "it needs %lld GPUs; once every job with an expected runtime has ended %lld are free, the rest are held by jobs with no expected runtime") \
-	X(NEVER_FITS, never_fits,                                              \
+	X(NEVER_FITS, never_fits, NN,                                          \
 	  "it needs %lld GPUs and this cluster can never hold it: at most %lld are ever usable in one place it may use (the cluster, GPUs of its model, one domain of its required topology level, one node for one task)") \
-	X(NOT_ESTIMATED, not_estimated,                                        \
+	X(NOT_ESTIMATED, not_estimated, NN,                                    \
 	  "no estimate: start-time estimates are off in this snapshot's scheduler config (%lld, %lld)") \
-	X(RECLAIMED, reclaimed,                                                \
+	X(RECLAIMED, reclaimed, NN,                                            \
 	  "evicted: its queue is above its fair share and job #%lld of the starving queue #%lld takes its GPUs") \
-	X(PREEMPTED, preempted,                                                \
+	X(PREEMPTED, preempted, NN,                                            \
 	  "evicted: job #%lld of higher priority in the same queue (#%lld) takes its GPUs") \
-	X(HEALTH, health,                                                      \
+	X(HEALTH, health, NN,                                                  \
 	  "nodes unhealthy: %lld of the %lld nodes with GPUs (cordoned ones aside) are unhealthy, draining, suspect (on probation) or have bad GPUs; the others lack the free GPUs for it") \
-	X(DRAIN_REQUEUE, drain_requeue,                                        \
+	X(DRAIN_REQUEUE, drain_requeue, NN,                                    \
 	  "drain: node #%lld is unhealthy; its %lld running jobs are evicted and requeued") \
-	X(DRAIN_FINISH, drain_finish,                                          \
+	X(DRAIN_FINISH, drain_finish, NN,                                      \
 	  "drain: node #%lld is unhealthy or draining; nothing new lands and its %lld running jobs may finish") \
-	X(DRAINED, drained,                                                    \
+	X(DRAINED, drained, NN,                                                \
 	  "evicted: node #%lld it runs on is unhealthy and drained; the job is requeued (%lld of its tasks were there)") \
-	X(MOVED, moved,                                                        \
+	X(MOVED, moved, NN,                                                    \
 	  "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job #%lld (queue #%lld)") \
-	X(TASK_CPU, task_cpu,                                                  \
+	X(TASK_CPU, task_cpu, NN,                                              \
 	  "one of its tasks needs %lld CPU millicores and no usable node has more than %lld where its GPUs fit: it can never start") \
-	X(TASK_MEM, task_mem,                                                  \
+	X(TASK_MEM, task_mem, NN,                                              \
 	  "one of its tasks needs %lld MiB of memory and no usable node has more than %lld where its GPUs and CPU fit: it can never start") \
-	X(NO_CPU, no_cpu,                                                      \
+	X(NO_CPU, no_cpu, NN,                                                  \
 	  "no node with free GPUs has the CPU for its first task: it needs %lld CPU millicores and such a node has at most %lld free") \
-	X(NO_MEM, no_mem,                                                      \
+	X(NO_MEM, no_mem, NN,                                                  \
 	  "no node with free GPUs has the memory for its first task: it needs %lld MiB and such a node has at most %lld MiB free") \
-	X(NO_MODEL, no_model,                                                  \
+	X(NO_MODEL, no_model, NN,                                              \
 	  "no node of the GPU model its first task asks for has the free GPUs for it: it needs %lld on one node and such a node has at most %lld free") \
-	X(NODE_FILTER, node_filter,                                            \
+	X(NODE_FILTER, node_filter, NN,                                        \
 	  "it may start on %lld nodes only (its node filter, or a task group's: a nodeSelector, or Slurm's --constraint, --exclude, -w or partition), and they lack the room for it now: %lld GPUs are free there") \
-	X(MODEL_LIMIT, model_limit,                                            \
+	X(MODEL_LIMIT, model_limit, NN,                                        \
 	  "over a GPU model limit: starting it would put its queue (or a parent queue) %lld milli-GPU over GPU model limit #%lld (rendered specially)") \
-	X(CHECKPOINT_WAIT, checkpoint_wait,                                    \
+	X(CHECKPOINT_WAIT, checkpoint_wait, NN,                                \
 	  "it takes the GPUs of job #%lld, which saves a checkpoint at t=%lld: it waits for it rather than throw that job's work away") \
-	X(SLICES, slices,                                                      \
+	X(SLICES, slices, NN,                                                  \
 	  "slices: it needs %lld slices of its tasks, each inside one domain of the level its task group names, and those domains have room for %lld slices now") \
-	X(MODEL_RECLAIMED, model_reclaimed,                                    \
+	X(MODEL_RECLAIMED, model_reclaimed, NN,                                \
 	  "evicted: its queue holds more GPUs of a model than it deserves, and job #%lld of queue #%lld, below the GPUs of that model it deserves, takes them") \
-	X(TIME_LIMIT, time_limit,                                              \
-	  "ended: it has run %lld s and its run-time limit (maxRuntime) is %lld s; it is stopped, not requeued") \
-	X(OVER_BUDGET, over_budget,                                            \
+	X(TIME_LIMIT, time_limit, SS,                                          \
+	  "ended: it has run %s and its run-time limit (maxRuntime) is %s; it is stopped, not requeued") \
+	X(OVER_BUDGET, over_budget, NN,                                        \
 	  "over budget: its queue (or a parent queue) has used %lld GPU-hours, its decayed usage, of its budget of %lld (gpuHourBudget); it starts once usage decays below it") \
-	X(BUDGET_SHORT, budget_short,                                          \
+	X(BUDGET_SHORT, budget_short, NN,                                      \
 	  "budget short: its whole run may use %lld GPU-hours and its queue (or a parent queue) has %lld left of its budget after its usage and what its running jobs may still use (budgetSafe)") \
-	X(LEAVING, leaving,                                                    \
-	  "it fits now only on nodes that leave at t=%lld (in %lld s: a maintenance window or a reservation made outside fairway) and it would not end by then; it waits for other room or for their return") \
-	X(GPUS_BUSY, gpus_busy,                                                \
+	X(LEAVING, leaving, NS,                                                \
+	  "it fits now only on nodes that leave at t=%lld (in %s: a maintenance window or a reservation made outside fairway) and it would not end by then; it waits for other room or for their return") \
+	X(GPUS_BUSY, gpus_busy, NN,                                            \
 	  "GPUs busy: it needs %lld GPUs on one node and the cluster has %lld free now; running jobs hold the rest") \
-	X(QUEUE_LIMIT, queue_limit,                                            \
+	X(QUEUE_LIMIT, queue_limit, NN,                                        \
 	  "over a queue limit for good: it needs %lld units of limit #%lld alone, more than the limit, so it can never start while that limit holds (rendered specially)") \
-	X(UNKNOWN_RESERVED, unknown_reserved,                                  \
+	X(UNKNOWN_RESERVED, unknown_reserved, NN,                              \
 	  "it needs %lld GPUs, which no running job holds for ever, but the nodes with room for it are reserved for %lld jobs with no expected runtime, held for ever from their reservation on (give those a runtime)") \
-	X(MIN_RUNTIME, min_runtime,                                            \
+	X(MIN_RUNTIME, min_runtime, NN,                                        \
 	  "reclaim waits: the GPUs it needs are held by jobs of queue #%lld, above its fair share, that have not run their queue's minimum runtime (minRuntime) yet; reclaim may take them from t=%lld") \
-	X(GPU_SHARE, gpu_share,                                                \
+	X(GPU_SHARE, gpu_share, NN,                                            \
 	  "GPU share busy: its first task needs %lld milli-GPU of one GPU and no GPU it may use has more than %lld milli-GPU free now; running jobs hold the rest") \
-	X(NODES_OUT, nodes_out,                                                \
+	X(NODES_OUT, nodes_out, NN,                                            \
 	  "nodes out: the cluster could hold it only with %lld nodes now out of service (cordoned, unhealthy, draining or suspect) back (%lld nodes with GPUs then); it can start once they are back")
 
 enum fw_reason {
-#define FW__REASON_ENUM(U, l, t) FW_REASON_##U,
+#define FW__REASON_ENUM(U, l, k, t) FW_REASON_##U,
 	FW_REASON_MAP(FW__REASON_ENUM)
 #undef FW__REASON_ENUM
 	FW_REASON_COUNT

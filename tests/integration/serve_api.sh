@@ -1899,7 +1899,7 @@ req GET /v1/jobs/a1; A1=$BODY
 req GET /v1/jobs/a2; A2=$BODY
 check "the evicted job's history says the work it loses since its last checkpoint" python3 -c "$EVICT_TEXTS"'
 assert len(texts) == 1, texts
-assert re.search(r"; it loses [0-9]+ s of work since its last checkpoint$", texts[0]), texts' "$A1" "$A2"
+assert re.search(r"; it loses ([0-9]+h)?([0-9]+m)?([0-9]+s)? of work since its last checkpoint$", texts[0]), texts' "$A1" "$A2"
 check "... and names the job that takes its GPUs and that job's queue, not their indices" python3 -c "$EVICT_TEXTS"'
 want = "evicted: its queue is above its fair share and job \"b1\" of the starving queue \"b\" takes its GPUs; "
 assert texts and texts[0].startswith(want), texts' "$A1" "$A2"
@@ -2059,7 +2059,7 @@ req GET /v1/jobs/ca1; A1=$BODY
 req GET /v1/jobs/ca2; A2=$BODY
 check "the one job evicted for it loses at most 4 s of work (not the 12 s it had when b1 came)" python3 -c "$EVICT_TEXTS"'
 assert len(texts) == 1, texts
-m = re.search(r"; it loses ([0-9]+) s of work since its last checkpoint$", texts[0])
+m = re.search(r"; it loses ([0-9]+)s of work since its last checkpoint$", texts[0]) # under a minute: "4s"
 assert m and int(m.group(1)) <= 4, texts' "$A1" "$A2"
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-ckpt"
 check "/metrics counts the eviction against queue a (fairway_queue_evictions_total), b has none" bash -c \
@@ -2434,7 +2434,7 @@ check "... its reason: time_limit, its text naming the queue and the limit" pyth
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["reason"] == "time_limit", j
-assert "run-time limit (maxRuntime) of its queue \"capped\" is 2 s; it is stopped, not requeued" in j["reasonText"], j
+assert "run-time limit (maxRuntime) of its queue \"capped\" is 2s; it is stopped, not requeued" in j["reasonText"], j
 assert [d["reason"] for d in j["decisions"] if d["kind"] == "timeout"] == ["time_limit"], j
 assert not [d for d in j["decisions"] if d["kind"] == "evict"], j' "$BODY"
 sleep 0.6 # cycles more: it stays ended
@@ -2465,7 +2465,7 @@ check "fairway jobs list --reason time_limit (no --state): no row, and the daemo
 check "... with --state all: capped-long" grep -q '^capped-long .* timeout .* time_limit ' "$T/tlr"
 "$FW" jobs why capped-long "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: state timeout, why it ended: the queue's run-time limit" bash -c \
-	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and the run-time limit (maxRuntime) of its queue \"capped\" is 2 s' '$T/why'"
+	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]*s and the run-time limit (maxRuntime) of its queue \"capped\" is 2s' '$T/why'"
 req DELETE /v1/jobs/capped-long
 check "cancel it: 409 EENDED, it has ended (timeout)" [ "$CODE" = 409 -a "$(jfield 'j["error"]["code"]')" = EENDED ] &&
 	check "... (the message)" grep -q '^job "capped-long" has already ended (timeout at ' <<<"$(jfield 'j["error"]["message"]')"
@@ -2516,14 +2516,14 @@ check "... its text says its own limit ended it, not its queue's" python3 -c '
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["reason"] == "time_limit", j
-assert "its own run-time limit (maxRuntime) is 4 s; it is stopped, not requeued" in j["reasonText"], j
+assert "its own run-time limit (maxRuntime) is 4s; it is stopped, not requeued" in j["reasonText"], j
 assert "its queue" not in j["reasonText"], j
 assert j["maxRuntime"] == 4, j
 assert [d["reason"] for d in j["decisions"] if d["kind"] == "timeout"] == ["time_limit"], j
 assert not [d for d in j["decisions"] if d["kind"] == "evict"], j' "$BODY"
 "$FW" jobs why own-long "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: state timeout, why it ended: its own run-time limit" bash -c \
-	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and its own run-time limit (maxRuntime) is 4 s' '$T/why'"
+	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]*s and its own run-time limit (maxRuntime) is 4s' '$T/why'"
 req GET /v1/jobs/free-long
 check "the job of q without a limit of its own runs on" [ "$(jfield 'j["state"], "timeLimit" in j')" = "running False" ]
 # bounded only by its limit (no runtime): expected to end when the limit ends it
@@ -2910,7 +2910,7 @@ req POST /v1/cycle
 job_is "budgetSafe: short (1 GPU-h) starts" short 'j["state"] == "running"'
 job_is "budgetSafe: long (16 GPU-h of 10 left) waits, budget_short, start unknown" long \
 	'j["state"] == "pending" and j["reason"] == "budget_short" and j["expectedStart"] is None and j["unknownWhy"] == "budget_short"'
-SHORT_TEXT='budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime) and its queue "tight" has 9 GPU-hours left of its budget of 10 after its usage and what its running jobs may still use (budgetSafe)'
+SHORT_TEXT='budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2h00m maxRuntime) and its queue "tight" has 9 GPU-hours left of its budget of 10 after its usage and what its running jobs may still use (budgetSafe)'
 check "budgetSafe: long's reasonText names tight, its run and the 9 left" [ "$(jfield 'j["reasonText"]')" = "$SHORT_TEXT" ]
 check "budgetSafe: ... and its unknownWhyText the same" [ "$(jfield 'j["unknownWhyText"]')" = "$SHORT_TEXT" ]
 "$FW" jobs why long --server "http://127.0.0.1:$PORT" >"$T/whyshort" 2>&1
@@ -2953,7 +2953,7 @@ job_is "budgetSafe: forever (no bound) runs in free, under no budget" forever 'j
 req PATCH /v1/queues/org '{"gpuHourBudget":100}'
 req POST /v1/jobs '{"name":"wide","queue":"free","runtime":3600,"tasks":[{"gpus":1}]}'
 job_is "budgetSafe: org's budget with forever running under it: wide waits, naming org and forever" wide \
-	'j["reason"] == "budget_short" and j["reasonText"] == "budget short: its whole run may use 1 GPU-hour (1 GPU × its 1 h runtime), and what is left of the budget of 100 of queue \"org\", above its queue \"free\", is unknown: job \"forever\" running under it has no run-time limit (maxRuntime) or runtime (budgetSafe)"'
+	'j["reason"] == "budget_short" and j["reasonText"] == "budget short: its whole run may use 1 GPU-hour (1 GPU × its 1h00m runtime), and what is left of the budget of 100 of queue \"org\", above its queue \"free\", is unknown: job \"forever\" running under it has no run-time limit (maxRuntime) or runtime (budgetSafe)"'
 # org's left is unknown now: null in GET /v1/fairshare, no sample in
 # /metrics (tight's still there), ? in the table; --json passes it.
 req GET /v1/fairshare

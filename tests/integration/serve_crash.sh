@@ -133,7 +133,7 @@ timed_out() {
 	job_is "$1" "$2" 'j["state"] == "timeout" and j["endTime"] - j["startTime"] == 3 and j["reason"] == "time_limit"'
 }
 # the text of a job that queue capped's limit of 3 s ended
-CAPPED_TEXT='ended: it has run 3 s and the run-time limit (maxRuntime) of its queue "capped" is 3 s; it is stopped, not requeued'
+CAPPED_TEXT='ended: it has run 3s and the run-time limit (maxRuntime) of its queue "capped" is 3s; it is stopped, not requeued'
 
 # --- run-time limits that pass while the daemon is down ------------------------
 # Jobs run on a fleet whose queue capped limits its jobs to 3 s; the daemon
@@ -171,7 +171,7 @@ if start_daemon "$S" "$PORT" --config "$T/limits.yaml"; then
 	check "... its text names its queue's limit, as the cycle's" [ "$(jfield 'j.get("reasonText")')" = "$CAPPED_TEXT" ]
 	req GET /v1/jobs/own-capped
 	check "... own-capped's names its own limit" \
-		[ "$(jfield '"its own run-time limit (maxRuntime) is 3 s" in j.get("reasonText", "")')" = True ]
+		[ "$(jfield '"its own run-time limit (maxRuntime) is 3s" in j.get("reasonText", "")')" = True ]
 	job_is "fits, its runtime (2 s) before its limit: done at start + 2" fits \
 		'j["state"] == "done" and j["endTime"] - j["startTime"] == 2'
 	check "/metrics counts the three in fairway_jobs_timed_out_total" [ "$(metric fairway_jobs_timed_out_total)" = 3 ]

@@ -3645,8 +3645,8 @@ TEST(reclaim_honours_the_queue_min_runtime_protection)
 	ASSERT_EQ(r->expected_start, 5000);
 	ASSERT_STR_EQ(fw_reason_format_job(s, b, r->reason, r->a, r->b, m, sizeof m),
 		      "reclaim waits: the GPUs it needs are held by jobs of queue A, above its fair share, that have "
-		      "not run its minimum runtime (minRuntime) of 5000 s yet; reclaim may take them at t=5000 (in "
-		      "4000 s)");
+		      "not run its minimum runtime (minRuntime) of 1h23m20s yet; reclaim may take them at t=5000 (in "
+		      "1h06m40s)");
 	/* 8 GPUs: a0's and a1's, the latter's ends at 5100 */
 	s->jobs[b].groups[0].gpus = 8;
 	ASSERT((p = run(s, NULL)) != NULL);
@@ -4351,7 +4351,7 @@ TEST(a_reserved_job_says_why_it_did_not_start_now)
 	ASSERT_EQ(r->why_a, j4);
 	ASSERT_EQ(r->why_b, 9000);
 	ASSERT_STR_EQ(fw_pending_format(s, r, buf, sizeof buf),
-		      "reserved: nodes are held for it from t=10800 (in 3600 s); not now: it fits, but would delay "
+		      "reserved: nodes are held for it from t=10800 (in 1h00m); not now: it fits, but would delay "
 		      "the reservation of j4 (due at t=9000)");
 	/* j4 (8 GPUs) fit on a at the cycle's start, but j2, served first,
 	 * took half of it: no room now, and why */
@@ -4360,7 +4360,7 @@ TEST(a_reserved_job_says_why_it_did_not_start_now)
 	ASSERT_EQ(r->why_a, -1);
 	ASSERT_EQ(r->why_b, FW_REASON_FAIRSHARE_ORDER);
 	ASSERT_STR_EQ(fw_pending_format(s, r, buf, sizeof buf),
-		      "reserved: nodes are held for it from t=9000 (in 1800 s); not now: jobs served before it in "
+		      "reserved: nodes are held for it from t=9000 (in 30m); not now: jobs served before it in "
 		      "fair-share order took the room");
 	fw_snapshot_free(s);
 }

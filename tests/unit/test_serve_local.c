@@ -1149,8 +1149,8 @@ static fw_time end_of(struct fw_backend *b, const char *job)
 	} while (0)
 
 /* The row of a job that queue "top"'s limit of 100 s ended (the read's). */
-static const char top_limited_row[] = "timeout time_limit 0 | ended: it has run 100 s and the run-time limit "
-				      "(maxRuntime) of queue \"top\", above its queue \"q\", is 100 s; it is "
+static const char top_limited_row[] = "timeout time_limit 0 | ended: it has run 1m40s and the run-time limit "
+				      "(maxRuntime) of queue \"top\", above its queue \"q\", is 1m40s; it is "
 				      "stopped, not requeued";
 
 /* Queue q's parent "top" limits its jobs to 100 s; the daemon is down
@@ -1236,10 +1236,10 @@ TEST(a_jobs_own_limit_passed_while_the_daemon_was_down_ends_it_at_it)
 	fw_snapshot_free(s);
 	ASSERT_ENDED(b, "capped", "timeout", 1100);
 	ASSERT_ENDED(b, "forever", "timeout", 1200);
-	ASSERT_LAST_ROW("capped", "timeout time_limit 0 | ended: it has run 100 s and its own run-time limit (maxRuntime) "
-			"is 100 s; it is stopped, not requeued");
+	ASSERT_LAST_ROW("capped", "timeout time_limit 0 | ended: it has run 1m40s and its own run-time limit (maxRuntime) "
+			"is 1m40s; it is stopped, not requeued");
 	ASSERT_EQ(fw_store_job_decisions(store, "forever", INT64_MIN, 10, last_decision, last), FW_OK);
-	ASSERT_STR_CONTAINS(last, "it has run 200 s and its own run-time limit (maxRuntime) is 200 s");
+	ASSERT_STR_CONTAINS(last, "it has run 3m20s and its own run-time limit (maxRuntime) is 3m20s");
 	teardown(b);
 }
 
@@ -1344,8 +1344,8 @@ TEST(a_job_a_fleet_change_would_requeue_ends_at_a_limit_that_passed)
 	ASSERT_EQ(fw_local_timed_out(b), 2);
 	ASSERT_LAST_ROW("q-limited", top_limited_row);
 	ASSERT_ROWS("q-limited", 1); /* no requeue row */
-	ASSERT_LAST_ROW("own-limited", "timeout time_limit 0 | ended: it has run 50 s and its own run-time limit "
-					"(maxRuntime) is 50 s; it is stopped, not requeued");
+	ASSERT_LAST_ROW("own-limited", "timeout time_limit 0 | ended: it has run 50s and its own run-time limit "
+					"(maxRuntime) is 50s; it is stopped, not requeued");
 	for (int k = 0; k < 2; k++) {
 		const char *job = k ? "late" : "edge";
 		ASSERT_STR_EQ(state_of(b, job), "pending");

@@ -204,12 +204,12 @@ TEST(time_limit_names_the_queue_that_sets_it)
 
 	s->queues[1].max_runtime_s = 7200; /* llm */
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 7230, 7200, buf, sizeof buf);
-	ASSERT_STR_EQ(buf, "ended: it has run 7230 s and the run-time limit (maxRuntime) of its queue \"llm\" is 7200 s; "
+	ASSERT_STR_EQ(buf, "ended: it has run 2h00m30s and the run-time limit (maxRuntime) of its queue \"llm\" is 2h00m; "
 			   "it is stopped, not requeued");
 	s->queues[0].max_runtime_s = 3600; /* root, above llm, is the smaller */
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 3600, 3600, buf, sizeof buf);
-	ASSERT_STR_EQ(buf, "ended: it has run 3600 s and the run-time limit (maxRuntime) of queue \"root\", above its "
-			   "queue \"llm\", is 3600 s; it is stopped, not requeued");
+	ASSERT_STR_EQ(buf, "ended: it has run 1h00m and the run-time limit (maxRuntime) of queue \"root\", above its "
+			   "queue \"llm\", is 1h00m; it is stopped, not requeued");
 	ASSERT(!strstr(buf, "loses"));
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 100, 99, buf, sizeof buf); /* no queue sets 99 */
 	ASSERT_STR_EQ(buf, fw_reason_format(FW_REASON_TIME_LIMIT, 100, 99, core, sizeof core));
@@ -237,30 +237,30 @@ TEST(time_limit_says_when_it_is_the_jobs_own)
 {
 	struct fw_snapshot *s = world();
 	char buf[FW_SERVE_EVICT_MAX];
-	static const char own[] = "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s";
+	static const char own[] = "ended: it has run 10m and its own run-time limit (maxRuntime) is 10m";
 
 	s->jobs[0].max_runtime_s = 600; /* train-7, of llm; no queue sets one */
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
-	ASSERT_STR_EQ(buf, "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s; it is stopped, "
+	ASSERT_STR_EQ(buf, "ended: it has run 10m and its own run-time limit (maxRuntime) is 10m; it is stopped, "
 			   "not requeued");
 	s->queues[1].max_runtime_s = 7200; /* llm's, larger: its own still binds */
 	s->queues[0].max_runtime_s = 3600;
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
-	ASSERT_STR_EQ(buf, "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s; it is stopped, "
+	ASSERT_STR_EQ(buf, "ended: it has run 10m and its own run-time limit (maxRuntime) is 10m; it is stopped, "
 			   "not requeued");
 	s->queues[1].max_runtime_s = 600; /* llm sets the same */
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
-	ASSERT_STR_EQ(buf, "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s, as is that of "
+	ASSERT_STR_EQ(buf, "ended: it has run 10m and its own run-time limit (maxRuntime) is 10m, as is that of "
 			   "its queue \"llm\"; it is stopped, not requeued");
 	s->queues[1].max_runtime_s = 0;
 	s->queues[0].max_runtime_s = 600; /* root, above llm, sets the same */
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
-	ASSERT_STR_EQ(buf, "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s, as is that of "
+	ASSERT_STR_EQ(buf, "ended: it has run 10m and its own run-time limit (maxRuntime) is 10m, as is that of "
 			   "queue \"root\", above its queue \"llm\"; it is stopped, not requeued");
 	s->queues[0].max_runtime_s = 300; /* root's is smaller: root's ends it */
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 300, 300, buf, sizeof buf);
-	ASSERT_STR_EQ(buf, "ended: it has run 300 s and the run-time limit (maxRuntime) of queue \"root\", above its "
-			   "queue \"llm\", is 300 s; it is stopped, not requeued");
+	ASSERT_STR_EQ(buf, "ended: it has run 5m and the run-time limit (maxRuntime) of queue \"root\", above its "
+			   "queue \"llm\", is 5m; it is stopped, not requeued");
 	ASSERT(!strstr(buf, own));
 	s->jobs[1].max_runtime_s = 0; /* eval-1, of cv: no own limit, none of 600 s anywhere */
 	fw_serve_evict_text(s, &s->jobs[1], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
@@ -314,7 +314,7 @@ static bool ends_with(const char *text, const char *tail)
 TEST(longest_names_arrive_whole)
 {
 	struct fw_snapshot *s = long_names();
-	const char *tail = "; it loses 1700000000 s of work (no checkpoint interval: the whole run)";
+	const char *tail = "; it loses 472222h13m20s of work (no checkpoint interval: the whole run)";
 	char why[sizeof ((struct fw_backend_action *)0)->why];
 
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_RECLAIMED, 0, 0, why, sizeof why);
@@ -498,11 +498,11 @@ TEST(budget_short_names_the_queue)
 	ASSERT_EQ(pe->a, 16);
 	ASSERT_EQ(pe->b, 9);
 	ASSERT_STR_EQ(short_text(s, p, 0, false, buf, sizeof buf),
-		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime) and its queue "
+		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2h00m maxRuntime) and its queue "
 		      "\"tight\" has 9 GPU-hours left of its budget of 10 after its usage and what its running jobs "
 		      "may still use (budgetSafe)");
 	ASSERT_STR_EQ(short_text(s, p, 0, true, buf, sizeof buf), /* unknownWhyText: the same */
-		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime) and its queue "
+		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2h00m maxRuntime) and its queue "
 		      "\"tight\" has 9 GPU-hours left of its budget of 10 after its usage and what its running jobs "
 		      "may still use (budgetSafe)");
 
@@ -515,7 +515,7 @@ TEST(budget_short_names_the_queue)
 	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL);
 	ASSERT_EQ(pe->b, 8);
 	ASSERT_STR_EQ(short_text(s, p, 0, false, buf, sizeof buf),
-		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime) and queue "
+		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2h00m maxRuntime) and queue "
 		      "\"org\", above its queue \"tight\", has 8 GPU-hours left of its budget of 10 after its usage and "
 		      "what its running jobs may still use (budgetSafe)");
 
@@ -525,21 +525,21 @@ TEST(budget_short_names_the_queue)
 	s->queues[1].max_runtime_s = 7200;
 	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
 	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf),
-			    "may use 16 GPU-hours (8 GPUs × its queue's 2 h maxRuntime) and queue \"org\"");
+			    "may use 16 GPU-hours (8 GPUs × its queue's 2h00m maxRuntime) and queue \"org\"");
 	s->queues[1].max_runtime_s = 0;
 	s->queues[0].max_runtime_s = 7200;
 	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
-	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf), "(8 GPUs × a parent queue's 2 h maxRuntime)");
+	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf), "(8 GPUs × a parent queue's 2h00m maxRuntime)");
 	s->queues[0].max_runtime_s = 0;
 	s->jobs[0].expected_runtime = 5400;
 	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
 	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf),
-			    "may use 12 GPU-hours (8 GPUs × its 90 min runtime)");
+			    "may use 12 GPU-hours (8 GPUs × its 1h30m runtime)");
 	s->jobs[0].expected_runtime = 0;
 	s->queues[1].default_runtime_s = 4000;
 	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
 	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf),
-			    "may use 9 GPU-hours (8 GPUs × its queue's 4000 s defaultRuntime, rounded up) and queue "
+			    "may use 9 GPU-hours (8 GPUs × its queue's 1h06m40s defaultRuntime, rounded up) and queue "
 			    "\"org\", above its queue \"tight\", has 8 GPU-hours left");
 
 	/* no l, a b no queue has left, no such job: the core's text */
@@ -600,7 +600,7 @@ TEST(budget_short_without_a_bound_names_the_queue_and_the_job)
 	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL);
 	ASSERT_EQ(pe->b, -1);
 	ASSERT_STR_EQ(short_text(s, p, 0, false, buf, sizeof buf),
-		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime), and what is left "
+		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2h00m maxRuntime), and what is left "
 		      "of the budget of 30 of queue \"org\", above its queue \"tight\", is unknown: job \"forever\" "
 		      "running under it has no run-time limit (maxRuntime) or runtime (budgetSafe)");
 	s->queues[2].max_runtime_s = 60; /* other's limit ends forever in this plan: its run holds nothing */
@@ -628,7 +628,7 @@ TEST(budget_short_texts_fit_their_bound)
 	s->jobs[0].groups[0].gpus = 32;
 	s->jobs[0].groups[0].gpu_milli = 999;
 	s->queues[0].gpu_hour_budget = 0.000123456789012345; /* 15 digits */
-	s->jobs[0].max_runtime_s = INT32_MAX;                 /* "2147483647 s" */
+	s->jobs[0].max_runtime_s = INT32_MAX;                 /* "596523h14m07s" */
 	double need = (double)fw_job_request(&s->jobs[0]).v[FW_RES_GPU] / 1000.0 * INT32_MAX;
 	int64_t a = (int64_t)ceil(need / 3600.0);
 	l[0] = (struct fw_serve_left){ need - 1e6, -1 };
@@ -638,7 +638,7 @@ TEST(budget_short_texts_fit_their_bound)
 	fw_serve_short_text(s, l, 0, a, b, buf, sizeof buf);
 	ASSERT_STR_CONTAINS(buf, name[0]);
 	ASSERT_STR_CONTAINS(buf, name[1]);
-	ASSERT_STR_CONTAINS(buf, "(68650757227.296 GPUs × its 2147483647 s maxRuntime)");
+	ASSERT_STR_CONTAINS(buf, "(68650757227.296 GPUs × its 596523h14m07s maxRuntime)");
 	ASSERT_STR_CONTAINS(buf, "of its budget of 0.000123456789012345 after its usage and what its running jobs may "
 				 "still use (budgetSafe)");
 	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
@@ -646,7 +646,7 @@ TEST(budget_short_texts_fit_their_bound)
 	s->queues[0].max_runtime_s = INT32_MAX;
 	l[0] = (struct fw_serve_left){ -INFINITY, 1 };
 	fw_serve_short_text(s, l, 0, a, -1, buf, sizeof buf);
-	ASSERT_STR_CONTAINS(buf, "× a parent queue's 2147483647 s maxRuntime), and what is left");
+	ASSERT_STR_CONTAINS(buf, "× a parent queue's 596523h14m07s maxRuntime), and what is left");
 	ASSERT_STR_CONTAINS(buf, job);
 	ASSERT_STR_CONTAINS(buf, "has no run-time limit (maxRuntime) or runtime (budgetSafe)");
 	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
@@ -657,7 +657,7 @@ TEST(budget_short_texts_fit_their_bound)
 	s->jobs[0].groups[0].gpu_milli = 7; /* 0.007 GPUs */
 	need = 0.007 * (double)INT64_MAX;
 	fw_serve_short_text(s, l, 0, (int64_t)ceil(need / 3600.0), -1, buf, sizeof buf);
-	ASSERT_STR_CONTAINS(buf, "(0.007 GPUs × a parent queue's 9223372036854775807 s defaultRuntime, rounded up)");
+	ASSERT_STR_CONTAINS(buf, "(0.007 GPUs × a parent queue's 2562047788015215h30m07s defaultRuntime, rounded up)");
 	ASSERT_STR_CONTAINS(buf, job);
 	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
 	fw_serve_short_text(s, l, 1, -1, -1, buf, sizeof buf);

@@ -183,7 +183,7 @@ TEST(action_reasons_name_nodes_and_jobs)
 			evicts++;
 			ASSERT_STR_EQ(acts[i].job, "201");
 			ASSERT_STR_CONTAINS(acts[i].why, "evicted: node \"gpu002\" it runs on is unhealthy and drained");
-			ASSERT_STR_CONTAINS(acts[i].why, "it loses 600 s of work");
+			ASSERT_STR_CONTAINS(acts[i].why, "it loses 10m of work");
 		}
 		ASSERT(strchr(acts[i].why, '#') == NULL);
 	}
@@ -225,8 +225,8 @@ TEST(a_run_time_limit_ends_a_job_and_bounds_a_start)
 			ASSERT_EQ(acts[i].reason, FW_REASON_TIME_LIMIT);
 			ASSERT_EQ(acts[i].a, 900);
 			ASSERT_EQ(acts[i].b, 600);
-			ASSERT_STR_EQ(acts[i].why, "ended: it has run 900 s and the run-time limit (maxRuntime) of its "
-						   "queue \"team_a\" is 600 s; it is stopped, not requeued");
+			ASSERT_STR_EQ(acts[i].why, "ended: it has run 15m and the run-time limit (maxRuntime) of its "
+						   "queue \"team_a\" is 10m; it is stopped, not requeued");
 		} else if (acts[i].kind == FW_DECIDE_START) {
 			starts++;
 			ASSERT_EQ(acts[i].limit_s, !strcmp(acts[i].job, "302") ? 600 : 0);
