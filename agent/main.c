@@ -209,7 +209,7 @@ static int set_node(struct opts *o, const char *arg)
  * token; --token-file and --quiet need --server. */
 static int check_server(struct opts *o)
 {
-	char tok[512], why[512];
+	char tok[FW_TOKEN_MAX], why[512];
 	const char *msg = NULL;
 
 	if (o->server.url && !o->server.token_file && getenv("FAIRWAY_TOKEN_FILE") && *getenv("FAIRWAY_TOKEN_FILE"))
@@ -224,7 +224,7 @@ static int check_server(struct opts *o)
 		fprintf(stderr, "fairway-agent: %s; see --help\n", msg);
 		return 2;
 	}
-	if (o->server.url && fw_agent_read_token(o->server.token_file, tok, sizeof tok, why, sizeof why) != FW_OK) {
+	if (o->server.url && fw_agent_read_token(o->server.token_file, tok, why, sizeof why) != FW_OK) {
 		fprintf(stderr, "fairway-agent: %s\n", why);
 		return 2;
 	}
