@@ -172,7 +172,8 @@ static int number(const char *flag, const char *v, long lo, long hi, long *out)
 
 	errno = 0;
 	x = v ? strtol(v, &end, 10) : 0;
-	if (!v || errno || *end || x < lo || x > hi) {
+	/* digits only: strtol reads "" as 0 and skips blanks and a sign (" 3", "+3") */
+	if (!v || !(*v >= '0' && *v <= '9') || errno || *end || x < lo || x > hi) {
 		fprintf(stderr, "fairway-agent: %s needs a whole number from %ld to %ld (got \"%s\")\n", flag,
 			lo, hi, v ? v : "");
 		return 2;

@@ -2702,6 +2702,7 @@ expect "health-sim-bad-silent" 2 "--silent needs a number in [0, 1]" "$HS" --sil
 expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --crash 0
 expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
 expect "health-sim-bad-gpu-faults" 2 "--gpu-faults needs a number in [0, 1]" "$HS" --gpu-faults -0.1
+expect "health-sim-empty-value-is-no-number" 2 "--rate needs a number in [0, 1000]" "$HS" --rate ""
 expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS" --gpu-repair 0
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
 expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
@@ -2874,6 +2875,9 @@ if [ -x "$AG" ]; then
 		"$AG" --nvml /typo/libnvidia-ml.so.1
 	expect "agent-nvml-not-a-library" 2 "or drop --nvml to load it from the library path" "$AG" --nvml /etc/passwd --watch
 	expect "agent-equals-range" 2 "--interval needs a whole number from 1 to 86400" "$AG" --watch --interval=0
+	# an empty or blank-led number is no number (strtol read "" as 0)
+	expect "agent-empty-number-refused" 2 "--nvlinks needs a whole number from 0 to" "$AG" --nvlinks ""
+	expect "agent-blank-number-refused" 2 "--nvlinks needs a whole number from 0 to" "$AG" --nvlinks " 3"
 	expect "agent-equals-empty" 2 "--server= has an empty value" "$AG" --server=
 	expect "agent-bare-flag-with-value" 2 "--watch takes no value" "$AG" --watch=1
 	# its help's URL is the daemon's default address (fairway serve --listen)
