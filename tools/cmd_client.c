@@ -9,7 +9,11 @@
  * server's message with the field it names, and the flag that set the
  * field when a flag did (o->field_flags, query_flags: "field end (--end):
  * must be after start"), and exits 2 (4xx) or 1 (5xx, or the server
- * cannot be reached).
+ * cannot be reached).  An answer that is not the API's (not a JSON
+ * object, a redirect, a listing without its list) exits 1 saying so,
+ * never as a table of nothing, and what the daemon sent reaches the
+ * terminal without its control characters (take_reply, listing).  The
+ * send is a seam (client_int.h), for tests/fuzz/fuzz_client.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -47,7 +51,6 @@ struct opts {
 	fw__client_send_fn send; /* the transport (client_int.h): libcurl's, or a test's */
 	void *ud;
 };
-
 
 /* --- transport ---------------------------------------------------------- */
 static size_t on_data(char *p, size_t sz, size_t n, void *ud)
