@@ -173,21 +173,29 @@ static int fake_send(void *ud, const char *method, const char *url, const char *
 	return 0;
 }
 
+static char token_path[64];
+
+static void remove_token_file(void)
+{
+	unlink(token_path);
+}
+
 /* A token file for the writes (read before each POST, PUT, PATCH,
- * DELETE), made once. */
+ * DELETE), made once, removed at exit. */
 static const char *token_file(void)
 {
-	static char path[64];
+	char *path = token_path;
 	FILE *f;
 	int fd;
 
 	if (path[0])
 		return path;
-	snprintf(path, sizeof path, "/tmp/fuzz_client_token.XXXXXX");
+	snprintf(path, sizeof token_path, "/tmp/fuzz_client_token.XXXXXX");
 	if ((fd = mkstemp(path)) < 0 || !(f = fdopen(fd, "w")))
 		abort();
 	fputs("fuzz-token\n", f);
 	fclose(f);
+	atexit(remove_token_file);
 	return path;
 }
 
