@@ -172,7 +172,8 @@ static int number(const char *flag, const char *v, long lo, long hi, long *out)
 
 	errno = 0;
 	x = v ? strtol(v, &end, 10) : 0;
-	if (!v || errno || *end || x < lo || x > hi) {
+	/* digits only: strtol reads "" as 0 and skips blanks and a sign (" 3", "+3") */
+	if (!v || !(*v >= '0' && *v <= '9') || errno || *end || x < lo || x > hi) {
 		fprintf(stderr, "fairway-agent: %s needs a whole number from %ld to %ld (got \"%s\")\n", flag,
 			lo, hi, v ? v : "");
 		return 2;
@@ -209,7 +210,7 @@ static int set_node(struct opts *o, const char *arg)
  * token; --token-file and --quiet need --server. */
 static int check_server(struct opts *o)
 {
-	char tok[512], why[512];
+	char tok[FW_TOKEN_MAX], why[512];
 	const char *msg = NULL;
 
 	if (o->server.url && !o->server.token_file && getenv("FAIRWAY_TOKEN_FILE") && *getenv("FAIRWAY_TOKEN_FILE"))
@@ -224,7 +225,7 @@ static int check_server(struct opts *o)
 		fprintf(stderr, "fairway-agent: %s; see --help\n", msg);
 		return 2;
 	}
-	if (o->server.url && fw_agent_read_token(o->server.token_file, tok, sizeof tok, why, sizeof why) != FW_OK) {
+	if (o->server.url && fw_agent_read_token(o->server.token_file, tok, why, sizeof why) != FW_OK) {
 		fprintf(stderr, "fairway-agent: %s\n", why);
 		return 2;
 	}

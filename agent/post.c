@@ -97,11 +97,15 @@ json_t *fw_agent_health_body(const struct fw_agent_report *r)
 
 /* ---- the token --------------------------------------------------------- */
 
-int fw_agent_read_token(const char *file, char *tok, size_t n, char *why, size_t whylen)
+int fw_agent_read_token(const char *file, char tok[FW_TOKEN_MAX], char *why, size_t whylen)
 {
 	FILE *f = fopen(file, "r");
 	struct stat st;
 	bool dir = f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+	char buf[FW_TOKEN_MAX + 1]; /* one byte more than a token: a longer one is refused, not cut */
+	struct fw_diag d;
+	size_t len;
+	int rc;
 
 	if (!f || dir) {
 		snprintf(why, whylen,
@@ -112,15 +116,16 @@ int fw_agent_read_token(const char *file, char *tok, size_t n, char *why, size_t
 			fclose(f);
 		return FW_ENOENT;
 	}
-	if (!fgets(tok, (int)n, f))
-		tok[0] = 0;
+	len = fread(buf, 1, sizeof buf, f);
 	fclose(f);
-	tok[strcspn(tok, "\r\n \t")] = 0;
-	if (!tok[0]) {
+	if (len == 0) {
+		tok[0] = 0;
 		snprintf(why, whylen, "the token file %s is empty (it must hold the daemon's bearer token)", file);
 		return FW_EINVAL;
 	}
-	return FW_OK;
+	if ((rc = fw_codec_token_parse(buf, len, tok, &d)) != FW_OK)
+		snprintf(why, whylen, "the token file %s: %s", file, d.msg);
+	return rc;
 }
 
 /* ---- the request ------------------------------------------------------- */
@@ -156,15 +161,33 @@ static size_t on_data(char *p, size_t sz, size_t n, void *ud)
 	return sz * n;
 }
 
-/* The daemon's {"error":{...}} as one line, or its raw body. */
-static void refused(const struct fw_agent_server *s, const char *node, long status, const char *body, char *why,
-		    size_t whylen)
+/* s's first n bytes (n at most 300) with each control byte, and DEL,
+ * as '?': a log line stays one line and a terminal takes no command. */
+static const char *masked(const char *s, size_t n, char buf[301])
 {
-	json_t *j = body ? json_loads(body, 0, NULL) : NULL, *e = json_object_get(j, "error");
+	size_t i;
+
+	for (i = 0; s && i < n && i < 300; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = 0;
+	return buf;
+}
+
+/* The daemon's {"error":{...}} as one line, or its raw body's first
+ * line, masked. */
+void fw__agent_refusal(const struct fw_agent_server *s, const char *node, long status, const char *body,
+		       size_t len, char *why, size_t whylen)
+{
+	json_t *j = body ? json_loadb(body, len, 0, NULL) : NULL, *e = json_object_get(j, "error");
 	const char *code = json_string_value(json_object_get(e, "code"));
 	const char *field = json_string_value(json_object_get(e, "field"));
 	const char *msg = json_string_value(json_object_get(e, "message"));
+	size_t line = body ? strcspn(body, "\r\n") : 0;
+	char m1[301], m2[301], m3[301], m4[301];
 
+	code = code ? masked(code, strnlen(code, 40), m1) : NULL; /* the API's are short: EINVAL, ENOENT */
+	field = field ? masked(field, strnlen(field, 128), m2) : NULL;
+	msg = msg ? masked(msg, strlen(msg), m3) : NULL;
 	if (status == 401)
 		snprintf(why, whylen,
 			 "%s refused the token in %s (401: %s): use that daemon's agent token "
@@ -176,8 +199,9 @@ static void refused(const struct fw_agent_server *s, const char *node, long stat
 			 msg ? msg : "",
 			 status == 404 ? " (--node NAME must be one of the daemon's nodes: GET /v1/nodes)" : "");
 	else
-		snprintf(why, whylen, "%s answered %ld to the report for node %s: %.300s", s->url, status, node,
-			 body ? body : "(no body)");
+		snprintf(why, whylen, "%s answered %ld to the report for node %s: %s%s (is --server the URL of "
+			 "`fairway serve`?)", s->url, status, node, line ? masked(body, line, m4) : "(no body)",
+			 line > 300 ? "..." : "");
 	json_decref(j);
 }
 
@@ -217,7 +241,7 @@ static int deliver(CURL *c, const struct fw_agent_server *s, const char *node, c
 			 curl_easy_strerror(cc));
 		rc = FW_EIO;
 	} else if (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status), status >= 300) {
-		refused(s, node, status, r.body, why, whylen);
+		fw__agent_refusal(s, node, status, r.body, r.len, why, whylen);
 		rc = status >= 500 ? FW_EIO : FW_EINVAL;
 	}
 	free(r.body);
@@ -226,13 +250,13 @@ static int deliver(CURL *c, const struct fw_agent_server *s, const char *node, c
 
 int fw_agent_post(const struct fw_agent_server *s, const char *node, json_t *body, char *why, size_t whylen)
 {
-	char tok[512], auth[600];
+	char tok[FW_TOKEN_MAX], auth[FW_TOKEN_MAX + 32];
 	struct curl_slist *h = NULL;
 	CURL *c;
 	char *payload;
 	int rc;
 
-	if ((rc = fw_agent_read_token(s->token_file, tok, sizeof tok, why, whylen)) != FW_OK)
+	if ((rc = fw_agent_read_token(s->token_file, tok, why, whylen)) != FW_OK)
 		return rc;
 	if (!(c = curl_easy_init()) || !(payload = json_dumps(body, JSON_COMPACT))) {
 		snprintf(why, whylen, "out of memory preparing the request to %s", s->url);

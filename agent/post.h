@@ -34,6 +34,7 @@
 
 #include <jansson.h>
 
+#include "codec.h" /* FW_TOKEN_MAX */
 #include "report.h"
 
 #define FW_AGENT_REASON_MAX 128 /* the daemon's reason[128] */
@@ -46,9 +47,11 @@ struct fw_agent_server {
 /* The body for POST /v1/nodes/{r->node}/health, from a folded report. */
 json_t *fw_agent_health_body(const struct fw_agent_report *r);
 
-/* Read the token (first line, trimmed).  FW_OK, or FW_ENOENT / FW_EINVAL
- * with why[] naming the file and what to do. */
-int fw_agent_read_token(const char *file, char *tok, size_t n, char *why, size_t whylen);
+/* Read the token as the daemon reads its own (fw_codec_token_parse: the
+ * first line's first word, printable ASCII, never cut).  FW_OK, or
+ * FW_ENOENT (cannot be read) / FW_EINVAL / FW_ERANGE with why[] naming the
+ * file and what to do. */
+int fw_agent_read_token(const char *file, char tok[FW_TOKEN_MAX], char *why, size_t whylen);
 
 /* Is node a name the daemon takes, and so exactly one URL path segment?
  * The daemon's rule (fw_codec_name_check, connectors/serve/codec.c): 1..63
@@ -62,5 +65,13 @@ int fw_agent_node_check(const char *node, const char *what, char *why, size_t wh
  * sent), FW_ENOENT (token file) with why[] filled.
  * curl_global_init must have been called. */
 int fw_agent_post(const struct fw_agent_server *s, const char *node, json_t *body, char *why, size_t whylen);
+
+/* Internal, for tests/fuzz/fuzz_agent_post.c: why[] for the daemon's
+ * answer of status (3xx, 4xx, 5xx) with body (len bytes, any: the API's
+ * {"error": {...}}, a proxy's HTML page, nothing) to node's report: one
+ * line of printable bytes (the body's are masked, and cut), naming the
+ * server, the status, and what to do for a 401 or 404. */
+void fw__agent_refusal(const struct fw_agent_server *s, const char *node, long status, const char *body,
+		       size_t len, char *why, size_t whylen);
 
 #endif

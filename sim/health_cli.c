@@ -147,7 +147,7 @@ static int num(const char *flag, const char *v, double lo, double hi, double *ou
 
 	errno = 0;
 	x = v ? strtod(v, &end) : 0;
-	if (!v || errno || *end || !(x >= lo && x <= hi)) {
+	if (!v || end == v || errno || *end || !(x >= lo && x <= hi)) { /* end == v: "" is no number, not 0 */
 		fprintf(stderr, "fairway-health-sim: %s needs a number in [%g, %g]\n", flag, lo, hi);
 		return 2;
 	}

@@ -2744,6 +2744,7 @@ expect "health-sim-bad-silent" 2 "--silent needs a number in [0, 1]" "$HS" --sil
 expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --crash 0
 expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
 expect "health-sim-bad-gpu-faults" 2 "--gpu-faults needs a number in [0, 1]" "$HS" --gpu-faults -0.1
+expect "health-sim-empty-value-is-no-number" 2 "--rate needs a number in [0, 1000]" "$HS" --rate ""
 expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS" --gpu-repair 0
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
 expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
@@ -2916,6 +2917,9 @@ if [ -x "$AG" ]; then
 		"$AG" --nvml /typo/libnvidia-ml.so.1
 	expect "agent-nvml-not-a-library" 2 "or drop --nvml to load it from the library path" "$AG" --nvml /etc/passwd --watch
 	expect "agent-equals-range" 2 "--interval needs a whole number from 1 to 86400" "$AG" --watch --interval=0
+	# an empty or blank-led number is no number (strtol read "" as 0)
+	expect "agent-empty-number-refused" 2 "--nvlinks needs a whole number from 0 to" "$AG" --nvlinks ""
+	expect "agent-blank-number-refused" 2 "--nvlinks needs a whole number from 0 to" "$AG" --nvlinks " 3"
 	expect "agent-equals-empty" 2 "--server= has an empty value" "$AG" --server=
 	expect "agent-bare-flag-with-value" 2 "--watch takes no value" "$AG" --watch=1
 	# its help's URL is the daemon's default address (fairway serve --listen)
@@ -2964,6 +2968,52 @@ if [ -x "$AG" ]; then
 	rm -rf "$AG_TMP"
 	expect "agent-help-says-what-goes-with-assess" 0 "only --probation and" "$AG" --help
 fi
+# The client against what is not the API (tests/fuzz/fuzz_client.c
+# holds it to this on any answers): a proxy's HTML page, a daemon of
+# another version, an escape sequence in a name.  A stand-in server on a
+# free port; stopped by its PID.
+NOT_API=$(mktemp -d)
+python3 -c '
+import http.server, json, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        p = self.path.split("?")[0]
+        body = {"/v1/queues": json.dumps({"items": []}),
+                "/v1/nodes": json.dumps({"nodes": [{"name": "n\u001b[2J1", "gpus": 8}], "figures": {}})}.get(
+            p, "<html><head><title>502 Bad Gateway</title></head></html>")
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(body.encode())
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + "/port", "w").write(str(s.server_port))
+s.serve_forever()
+' "$NOT_API" &
+NOT_API_PID=$!
+for _ in $(seq 50); do [ -s "$NOT_API/port" ] && break; sleep 0.1; done
+NOT_API_URL=http://127.0.0.1:$(cat "$NOT_API/port" 2>/dev/null)
+expect "client-html-answer-is-an-error" 1 \
+	"answered 200 with a body that is not JSON: '<html><head><title>502 Bad Gateway</title></head></html>' (is --server the URL of \`fairway serve\`" \
+	"$FW" jobs list --server "$NOT_API_URL"
+expect "client-html-answer-json-is-an-error" 1 "answered 200 with a body that is not JSON" \
+	"$FW" stats --json --server "$NOT_API_URL"
+expect "client-other-version-no-empty-table" 1 "answered without the list \"queues\" (no such member): a daemon of another version?" \
+	"$FW" queues --server "$NOT_API_URL"
+if out=$("$FW" nodes --server "$NOT_API_URL" 2>&1) && grep -qF 'n?[2J1' <<<"$out" && ! grep -q $'\x1b' <<<"$out"; then
+	ok "client-control-bytes-masked"
+else
+	bad "client-control-bytes-masked"; echo "$out" | head -3
+fi
+kill "$NOT_API_PID" 2>/dev/null
+wait "$NOT_API_PID" 2>/dev/null
+printf '%0300d\n' 0 >"$NOT_API/long.tok"
+expect "client-token-too-long-refused-not-cut" 2 "the token is longer than the 255 bytes a token may have" \
+	"$FW" queues delete q --server http://127.0.0.1:1 --token-file "$NOT_API/long.tok"
+printf 'abc\001def\n' >"$NOT_API/ctl.tok"
+expect "client-token-control-byte-refused" 2 "the token's byte 3 is 0x01, not printable ASCII" \
+	"$FW" queues delete q --server http://127.0.0.1:1 --token-file "$NOT_API/ctl.tok"
+rm -rf "$NOT_API"
 SL=$B/connectors/slurm/fairway-slurm
 if [ -x "$SL" ]; then
 	expect "slurm-equals-config" 2 "/nonexistent.yaml: cannot open the config" "$SL" run --config=/nonexistent.yaml

@@ -9,7 +9,11 @@
  * server's message with the field it names, and the flag that set the
  * field when a flag did (o->field_flags, query_flags: "field end (--end):
  * must be after start"), and exits 2 (4xx) or 1 (5xx, or the server
- * cannot be reached).
+ * cannot be reached).  An answer that is not the API's (not a JSON
+ * object, a redirect, a listing without its list) exits 1 saying so,
+ * never as a table of nothing, and what the daemon sent reaches the
+ * terminal without its control characters (take_reply, listing).  The
+ * send is a seam (client_int.h), for tests/fuzz/fuzz_client.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -26,7 +30,9 @@
 #include <jansson.h>
 
 #include "api_ranges.h" /* connectors/serve */
+#include "codec.h"      /* connectors/serve: fw_codec_token_parse */
 #include "cli.h"
+#include "client_int.h"
 #include "render.h"
 #include "cmd_serve.h"
 #include "fairway/scalar.h" /* fw_parse_fixed: the precision GPUs and CPUs are kept in */
@@ -43,6 +49,8 @@ struct opts {
 	int npos;             /* the positional words: subcommand, NAME */
 	char **pos;
 	const char *sub;      /* the subcommand, once check_args knows it */
+	fw__client_send_fn send; /* the transport (client_int.h): libcurl's, or a test's */
+	void *ud;
 };
 
 static bool has_own_help(const char *cmd, const char *sub);
@@ -63,16 +71,10 @@ __attribute__((format(printf, 2, 3))) static int usage_error(const struct opts *
 	return 2;
 }
 
-struct reply {
-	long status;
-	char *body;
-	size_t len;
-};
-
 /* --- transport ---------------------------------------------------------- */
 static size_t on_data(char *p, size_t sz, size_t n, void *ud)
 {
-	struct reply *r = ud;
+	struct fw__client_reply *r = ud;
 	char *nb = realloc(r->body, r->len + sz * n + 1);
 	if (!nb)
 		return 0;
@@ -83,19 +85,27 @@ static size_t on_data(char *p, size_t sz, size_t n, void *ud)
 	return sz * n;
 }
 
-static int read_token(const struct opts *o, char *tok, size_t n)
+/* The admin token, read as the daemon reads its own (codec.h,
+ * fw_codec_token_parse); 0, or 2 with what to do on stderr. */
+static int read_token(const struct opts *o, char tok[FW_TOKEN_MAX])
 {
 	FILE *f = fopen(o->token_file, "r");
-	if (!f || !fgets(tok, (int)n, f)) {
-		if (f)
-			fclose(f);
+	char buf[FW_TOKEN_MAX + 1]; /* one byte more than a token: a longer one is refused, not cut */
+	size_t len = f ? fread(buf, 1, sizeof buf, f) : 0;
+	struct fw_diag d;
+
+	if (f)
+		fclose(f);
+	if (!len) {
 		fprintf(stderr, "fairway %s: error: cannot read the token from %s (pass --token-file, or set "
 				"FAIRWAY_TOKEN_FILE; the daemon writes DIR/token on its first start)\n",
 			o->cmd, o->token_file);
 		return 2;
 	}
-	fclose(f);
-	tok[strcspn(tok, "\r\n \t")] = '\0';
+	if (fw_codec_token_parse(buf, len, tok, &d) != FW_OK) {
+		fprintf(stderr, "fairway %s: error: the token file %s: %s\n", o->cmd, o->token_file, d.msg);
+		return 2;
+	}
 	return 0;
 }
 
@@ -139,71 +149,205 @@ static void api_error(const struct opts *o, long status, json_t *j, const char *
 	fputc('\n', stderr);
 }
 
-/* Send; on success *out holds the parsed JSON (or NULL for text).
+/* The transport: one request over libcurl (fw__client_send_fn). */
+static int curl_send(void *ud, const char *method, const char *url, const char *auth, const char *content_type,
+		     const char *payload, struct fw__client_reply *r, char *why, size_t whylen)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = NULL;
+	char ctype[64];
+	CURLcode cc = CURLE_OUT_OF_MEMORY;
+
+	(void)ud;
+	if (auth)
+		h = curl_slist_append(h, auth);
+	if (content_type) {
+		snprintf(ctype, sizeof ctype, "Content-Type: %s", content_type);
+		h = curl_slist_append(h, ctype);
+	}
+	if (c) {
+		curl_easy_setopt(c, CURLOPT_URL, url);
+		curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L); /* never squash "/../": paths are built, not typed */
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+		if (payload)
+			curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
+		if ((cc = curl_easy_perform(c)) == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	}
+	snprintf(why, whylen, "%s", curl_easy_strerror(cc));
+	curl_slist_free_all(h);
+	if (c)
+		curl_easy_cleanup(c);
+	return cc != CURLE_OK;
+}
+
+/* How many bytes of s (len bytes) at i are a control character: 1 for
+ * C0 (below 0x20) and DEL, 2 for C1 in UTF-8 (U+0080..U+009F, 0xC2
+ * 0x80..0x9F: CSI among them), 0 for none. */
+static size_t control_at(const char *s, size_t len, size_t i)
+{
+	unsigned char c = (unsigned char)s[i];
+
+	if (c < 0x20 || c == 0x7f)
+		return 1;
+	return c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f ? 2 : 0;
+}
+
+/* s with every control character (control_at) as '?' per byte, in a new
+ * string: what the daemon sends reaches the terminal, which must not take
+ * a byte of it for a command (an escape sequence, a carriage return that
+ * overwrites the line). */
+static char *masked(const char *s, size_t len)
+{
+	char *m = malloc(len + 1);
+
+	if (!m)
+		return NULL;
+	for (size_t i = 0, k; i < len; i += k ? k : 1) {
+		k = control_at(s, len, i);
+		m[i] = k ? '?' : s[i];
+		if (k == 2)
+			m[i + 1] = '?';
+	}
+	m[len] = '\0';
+	return m;
+}
+
+static bool needs_mask(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (control_at(s, len, i))
+			return true;
+	return false;
+}
+
+/* j as the tables print it: a new reference to the same JSON, with each
+ * string and member name that holds a control byte masked (masked()).
+ * NULL when out of memory. */
+static json_t *printable(json_t *j)
+{
+	const char *k;
+	json_t *v, *o;
+	size_t i;
+
+	if (json_is_string(j)) {
+		if (!needs_mask(json_string_value(j), json_string_length(j)))
+			return json_incref(j);
+		char *m = masked(json_string_value(j), json_string_length(j));
+		o = m ? json_stringn(m, json_string_length(j)) : NULL;
+		free(m);
+		return o;
+	}
+	if (json_is_array(j)) {
+		o = json_array();
+		json_array_foreach(j, i, v)
+			if (!o || json_array_append_new(o, printable(v)))
+				return json_decref(o), NULL;
+		return o;
+	}
+	if (!json_is_object(j))
+		return json_incref(j);
+	o = json_object();
+	json_object_foreach(j, k, v) {
+		char *mk = masked(k, strlen(k));
+		if (!o || !mk || json_object_set_new(o, mk, printable(v)))
+			return free(mk), json_decref(o), NULL;
+		free(mk);
+	}
+	return o;
+}
+
+/* A reply that is not the API's: its status and the first line of its
+ * body (80 bytes at most, masked), "no body" when empty. */
+static void not_api(const struct opts *o, const struct fw__client_reply *r, const char *what)
+{
+	size_t n = r->body ? strcspn(r->body, "\r\n") : 0;
+	char *first = masked(r->body ? r->body : "", n > 80 ? 80 : n);
+
+	fprintf(stderr, "fairway %s: error: %s answered %ld with %s%s%s%s%s (is --server the URL of `fairway serve`, "
+		"not a proxy's or another service's? a daemon of another version: `fairway --version` on both)\n",
+		o->cmd, o->server, r->status, what, first && *first ? ": '" : "", first && *first ? first : "",
+		n > 80 ? "..." : "", first && *first ? "'" : "");
+	free(first);
+}
+
+/* The API's error object of a 4xx/5xx reply: {"error": {"message":
+ * ..., ...}}; NULL when j is not one. */
+static json_t *api_error_of(json_t *j)
+{
+	json_t *e = json_object_get(j, "error");
+	return json_is_string(json_object_get(e, "message")) ? e : NULL;
+}
+
+/* The reply read: 0 with *out the JSON object of a 2xx, or 1 (not the
+ * API's answer, 5xx) / 2 (4xx) with the error on stderr. */
+static int take_reply(const struct opts *o, const struct fw__client_reply *r, json_t **out)
+{
+	json_t *raw = r->body ? json_loadb(r->body, r->len, 0, NULL) : NULL, *j = raw;
+
+	if (raw && (!o->json || r->status >= 300)) { /* printed as words: no control byte reaches the terminal */
+		j = printable(raw);
+		json_decref(raw);
+	}
+	if (r->status >= 400 && api_error_of(j))
+		api_error(o, r->status, j, NULL);
+	else if (r->status >= 400)
+		not_api(o, r, "an error that is not the fairway API's");
+	else if (r->status < 200 || r->status >= 300)
+		not_api(o, r, r->status >= 300 && r->status < 400 ? "a redirect, which fairway does not follow"
+								  : "a status the fairway API never sends");
+	else if (!json_is_object(j))
+		not_api(o, r, !r->body || !r->len ? "no body" : j ? "JSON that is not an object" : "a body that is not JSON");
+	else {
+		*out = j;
+		return 0;
+	}
+	json_decref(j);
+	return r->status >= 400 && r->status < 500 ? 2 : 1;
+}
+
+/* Send; on success *out holds the reply's JSON object.
  * *status (when not NULL): the HTTP status, 0 when the daemon was not
  * reached, -1 when the token could not be read (nothing was sent). */
 static int call_st(const struct opts *o, const char *method, const char *path, json_t *body, json_t **out,
 		   long *status)
 {
-	CURL *c = curl_easy_init();
-	struct curl_slist *h = NULL;
-	struct reply r = { 0, NULL, 0 };
-	char url[2048], auth[512], tok[300];
+	struct fw__client_reply r = { 0, NULL, 0 };
+	char url[2048], auth[FW_TOKEN_MAX + 32], tok[FW_TOKEN_MAX], why[256];
 	char *payload = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	int rc = 1;
 
 	*out = NULL;
 	if (status)
 		*status = 0;
-	if (!c)
-		goto done;
 	if (strcmp(method, "GET")) {
-		if ((rc = read_token(o, tok, sizeof tok))) {
+		if ((rc = read_token(o, tok))) {
 			if (status)
 				*status = -1;
 			goto done;
 		}
 		snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
-		h = curl_slist_append(h, auth);
 	}
-	if (payload) /* a PATCH body is a JSON merge patch (RFC 7396) */
-		h = curl_slist_append(h, strcmp(method, "PATCH") ? "Content-Type: application/json"
-								: "Content-Type: application/merge-patch+json");
 	snprintf(url, sizeof url, "%s%s", o->server, path);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L); /* never squash "/../": paths are built, not typed */
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
-	if (payload)
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
-	CURLcode cc = curl_easy_perform(c);
-	if (cc != CURLE_OK) {
+	/* a PATCH body is a JSON merge patch (RFC 7396) */
+	if (o->send(o->ud, method, url, strcmp(method, "GET") ? auth : NULL,
+		    !payload ? NULL : strcmp(method, "PATCH") ? "application/json" : "application/merge-patch+json",
+		    payload, &r, why, sizeof why)) {
 		fprintf(stderr, "fairway %s: error: cannot reach %s: %s (is `fairway serve` running? --server URL)\n",
-			o->cmd, o->server, curl_easy_strerror(cc));
+			o->cmd, o->server, why);
 		rc = 1;
 		goto done;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
 	if (status)
 		*status = r.status;
-	json_t *j = r.body ? json_loads(r.body, 0, NULL) : NULL;
-	if (r.status >= 400) {
-		api_error(o, r.status, j, r.body);
-		json_decref(j);
-		rc = r.status < 500 ? 2 : 1;
-		goto done;
-	}
-	*out = j;
-	rc = 0;
+	rc = take_reply(o, &r, out);
 done:
 	free(payload);
 	free(r.body);
-	curl_slist_free_all(h);
-	if (c)
-		curl_easy_cleanup(c);
 	return rc;
 }
 
@@ -213,6 +357,33 @@ static int call(const struct opts *o, const char *method, const char *path, json
 }
 
 /* --- output helpers ----------------------------------------------------------- */
+/* Is the reply's r[key] a list the table can print, an array of
+ * objects?  0, or 1 with the error on stderr (a daemon of another version
+ * answers with other members: a table of nothing would be wrong).  An
+ * optional list may be absent. */
+static int listing(const struct opts *o, json_t *r, const char *key, bool optional)
+{
+	json_t *a = json_object_get(r, key), *x;
+	size_t i;
+
+	if (!a && optional)
+		return 0;
+	if (!json_is_array(a)) {
+		fprintf(stderr, "fairway %s: error: %s answered without the list \"%s\" (%s): a daemon of another "
+			"version? (`fairway --version` here and there; --json shows the answer as it came)\n", o->cmd,
+			o->server, key, a ? "not an array" : "no such member");
+		return 1;
+	}
+	json_array_foreach(a, i, x)
+		if (!json_is_object(x)) {
+			fprintf(stderr, "fairway %s: error: %s answered with %s[%zu] not an object: a daemon of another "
+				"version? (`fairway --version` here and there; --json shows the answer as it came)\n",
+				o->cmd, o->server, key, i);
+			return 1;
+		}
+	return 0;
+}
+
 static void dump(json_t *j)
 {
 	json_dumpf(j, stdout, JSON_INDENT(2));
@@ -872,7 +1043,10 @@ static int cmd_queues(struct opts *o)
 			return rc;
 		if (o->json)
 			dump(r);
-		else {
+		else if ((rc = listing(o, r, "queues", false))) {
+			json_decref(r);
+			return rc;
+		} else {
 			size_t i;
 			json_t *q;
 			printf("%-20s %-14s %8s %8s %9s %6s %11s %10s %12s  %-18s %s\n", "QUEUE", "PARENT", "DESERVED",
@@ -1700,7 +1874,10 @@ static int cmd_jobs(struct opts *o)
 			return rc;
 		if (o->json)
 			dump(r);
-		else {
+		else if ((rc = listing(o, r, "jobs", false))) {
+			json_decref(r);
+			return rc;
+		} else {
 			size_t i;
 			json_t *j;
 			int wr = reason_width(json_object_get(r, "jobs"));
@@ -1877,7 +2054,10 @@ static int cmd_nodes(struct opts *o)
 			return rc;
 		if (o->json)
 			dump(r);
-		else {
+		else if ((rc = listing(o, r, "nodes", false))) {
+			json_decref(r);
+			return rc;
+		} else {
 			size_t i;
 			json_t *n;
 			printf("%-16s %-8s %5s %6s %-17s %-9s %-9s %-7s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
@@ -2021,10 +2201,11 @@ static int list_reservations(struct opts *o)
 
 	if (rc)
 		return rc;
-	if (o->json) {
-		dump(r);
+	if (o->json || (rc = listing(o, r, "reservations", false))) {
+		if (!rc)
+			dump(r);
 		json_decref(r);
-		return 0;
+		return rc;
 	}
 	more = json_object_get(r, "backendNotListed");
 	ended = json_object_get(r, "endedNotListed");
@@ -2333,6 +2514,10 @@ static int cmd_fairshare(struct opts *o)
 		return rc;
 	if ((rc = call(o, "GET", "/v1/fairshare", NULL, &r)))
 		return rc;
+	if ((!o->json || !strcmp(sub, "explain")) && (rc = listing(o, r, "queues", false))) {
+		json_decref(r);
+		return rc;
+	}
 	if (!strcmp(sub, "explain"))
 		rc = explain_fairshare(o, json_object_get(r, "queues"), arg(o, 1));
 	else
@@ -2384,10 +2569,12 @@ static int cmd_plan(struct opts *o)
 
 	if (rc || (rc = call(o, "GET", path, NULL, &r)))
 		return rc;
-	if (o->json) {
-		dump(r);
+	if (o->json || (rc = listing(o, r, "decisions", false)) || (rc = listing(o, r, "pending", false)) ||
+	    (rc = listing(o, r, "fairshare", true))) {
+		if (!rc)
+			dump(r);
 		json_decref(r);
-		return 0;
+		return rc;
 	}
 	printf("cycle %.0f at t=%.0f (%.1f ms)\n\nDECISIONS\n", num(r, "cycle"), num(r, "at"), num(r, "seconds") * 1000);
 	json_array_foreach(json_object_get(r, "decisions"), i, x)
@@ -2428,10 +2615,11 @@ static int cmd_decisions(struct opts *o)
 		return rc;
 	if ((rc = call(o, "GET", path, NULL, &r)))
 		return rc;
-	if (o->json) {
-		dump(r);
+	if (o->json || (rc = listing(o, r, "decisions", false))) {
+		if (!rc)
+			dump(r);
 		json_decref(r);
-		return 0;
+		return rc;
 	}
 	printf("%-9s %6s %-8s %-24s %s\n", "WHEN", "CYCLE", "KIND", "JOB/NODE", "WHAT");
 	json_array_foreach(json_object_get(r, "decisions"), i, x) {
@@ -2489,10 +2677,11 @@ static int cmd_stats(struct opts *o)
 
 	if ((rc = call(o, "GET", "/v1/stats", NULL, &r)))
 		return rc;
-	if (o->json) {
-		dump(r);
+	if (o->json || (rc = listing(o, r, "waits", true)) || (rc = listing(o, r, "queues", true))) {
+		if (!rc)
+			dump(r);
 		json_decref(r);
-		return 0;
+		return rc;
 	}
 	cy = json_object_get(r, "cycles");
 	de = json_object_get(r, "decisions");
@@ -3274,11 +3463,16 @@ static int server_base(struct opts *o, char *buf, size_t n)
 
 int fw_cmd_client(const char *what, int argc, char **argv)
 {
+	return fw__cmd_client_via(what, argc, argv, NULL, NULL);
+}
+
+int fw__cmd_client_via(const char *what, int argc, char **argv, fw__client_send_fn send, void *ud)
+{
 	static char *words[256], *flags[512], *pos[256], base[1024];
 	const char *env = getenv("FAIRWAY_SERVER");
 	struct opts o = { env && *env ? env : "http://127.0.0.1:8642", /* empty: unset */
 			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
-			  NULL, NULL, 0, flags, 0, pos, NULL };
+			  NULL, NULL, 0, flags, 0, pos, NULL, send ? send : curl_send, ud };
 	int rc, n = 0;
 	bool help = false;
 

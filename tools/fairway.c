@@ -2,7 +2,6 @@
  * fairway.c — the `fairway` command: a thin dispatcher over subcommands.
  * Each subcommand lives in tools/cmd_<name>.c and parses its own flags.
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,18 +52,6 @@ static const char usage[] =
 	"\n"
 	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
 	"Docs:        README.md, docs/ARCHITECTURE.md, docs/config.md\n";
-
-int fw_cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "fairway %s: error: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nrun `fairway %s --help` for usage\n", cmd);
-	return 2;
-}
 
 /* A policy setting in seconds as the YAML writes it: "off", "24h",
  * "90m", "45s" (the largest unit it is a whole number of). */

@@ -1152,10 +1152,9 @@ static bool listing_args(struct ctx *c, struct listing *l)
 		fail(c, 400, "EINVAL", "state", "must be pending, running, done, failed, cancelled, timeout or all");
 		return false;
 	}
-	if (c->rq->query_limit) {
-		char *end;
-		long long n = strtoll(c->rq->query_limit, &end, 10);
-		if (*end || n < 1 || n > 100000) {
+	if (c->rq->query_limit) { /* plain digits, as every number parameter: not " 5" or "+5" (strtoll's) */
+		long long n;
+		if (!whole_in(c->rq->query_limit, 1, 100000, &n)) {
 			fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
 			return false;
 		}

@@ -115,6 +115,31 @@ static const char *byte_name(unsigned char ch, char *buf, size_t n)
 	}
 }
 
+int fw_codec_token_parse(const char *buf, size_t len, char tok[FW_TOKEN_MAX], struct fw_diag *d)
+{
+	size_t n = 0;
+
+	while (n < len && buf[n] != '\n' && buf[n] != '\r' && buf[n] != ' ' && buf[n] != '\t')
+		n++;
+	tok[0] = '\0';
+	if (n == 0)
+		return BAD(d, FW_EINVAL, "token", "the first line is %s; write the token alone on the first line",
+			   len == 0 ? "empty (so is the file)" : buf[0] == '\n' || buf[0] == '\r' ? "empty"
+							      : "blank where the token should start (a space or a tab)");
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x21 || (unsigned char)buf[i] > 0x7e)
+			return BAD(d, FW_EINVAL, "token",
+				   "the token's byte %zu is 0x%02x, not printable ASCII, which is all a token may "
+				   "hold; write letters, digits and punctuation (e.g. head -c 32 /dev/urandom | "
+				   "base64)", i, (unsigned char)buf[i]);
+	if (n >= FW_TOKEN_MAX)
+		return BAD(d, FW_ERANGE, "token", "the token is longer than the %d bytes a token may have; write "
+			   "a shorter one (e.g. head -c 32 /dev/urandom | base64)", FW_TOKEN_MAX - 1);
+	memcpy(tok, buf, n);
+	tok[n] = '\0';
+	return FW_OK;
+}
+
 /* What a non-ASCII code point is, when a table line must not hold it:
  * C1 controls (U+0085 among them), line and paragraph separators,
  * spaces other than ASCII's, invisible formatting characters and the

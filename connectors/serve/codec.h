@@ -150,6 +150,20 @@ int fw_codec_name_check(const char *name, const char *field, struct fw_diag *d);
  * read back without it, so a store written before the check still opens. */
 int fw_codec_text_check(const char *text, const char *field, bool word, struct fw_diag *d);
 
+/* A bearer token as a token file holds it, read the same way by the
+ * daemon (--token-file, --agent-token-file), `fairway --token-file` and
+ * `fairway-agent --token-file`, so the three never disagree on what the
+ * token is: the file's first line up to its first carriage return, space
+ * or tab (what follows is ignored), 1 to FW_TOKEN_MAX - 1 bytes of
+ * printable ASCII (an HTTP header carries it as it is).  buf, len bytes,
+ * is what the file holds (or its first bytes; no NUL needed).  FW_OK with
+ * tok filled, or, with *d saying what to write instead: FW_EINVAL (the
+ * first line empty or starting with a space, a byte that is not printable
+ * ASCII at its offset), FW_ERANGE (longer: never cut, which would make a
+ * token no side sent).  The daemon also wants 16 bytes at least. */
+#define FW_TOKEN_MAX 256
+int fw_codec_token_parse(const char *buf, size_t len, char tok[FW_TOKEN_MAX], struct fw_diag *d);
+
 /* name_in_path: the {name} of PUT /v1/queues/{name} (NULL for POST: the
  * body's "name" is required).  A body name that differs is an error. */
 int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_spec *q,

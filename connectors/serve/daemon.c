@@ -717,10 +717,14 @@ static int make_token(const char *path, char *err, size_t errn)
 	"%.300s (or leave the flag out: the daemon makes one in its --state directory)"
 
 /* Read the bearer token; refuse a file that group or others can read. */
-static int load_token(const char *flag, const char *path, char *tok, size_t n, char *err, size_t errn)
+static int load_token(const char *flag, const char *path, char tok[FW_TOKEN_MAX], char *err, size_t errn)
 {
+	struct fw_diag dg;
 	struct stat sb;
+	char buf[FW_TOKEN_MAX + 1]; /* one byte more than a token: a longer one is refused, not cut */
+	size_t len;
 	FILE *f;
+	int rc;
 
 	if (stat(path, &sb) != 0) {
 		snprintf(err, errn, "%s %.300s: %s; " TOKEN_HOWTO, flag, path, strerror(errno), path, path);
@@ -733,15 +737,22 @@ static int load_token(const char *flag, const char *path, char *tok, size_t n, c
 			 flag, path, (unsigned)(sb.st_mode & 0777), path);
 		return FW_EINVAL;
 	}
-	if (!(f = fopen(path, "r")) || !fgets(tok, (int)n, f)) {
-		snprintf(err, errn, "%s %.300s: cannot read a token (%s); " TOKEN_HOWTO, flag, path,
-			 f ? "the file is empty" : strerror(errno), path, path);
-		if (f)
-			fclose(f);
+	if (!(f = fopen(path, "r"))) {
+		snprintf(err, errn, "%s %.300s: cannot read a token (%s); " TOKEN_HOWTO, flag, path, strerror(errno),
+			 path, path);
 		return FW_EIO;
 	}
+	len = fread(buf, 1, sizeof buf, f);
 	fclose(f);
-	tok[strcspn(tok, "\r\n \t")] = '\0';
+	if (len == 0) {
+		snprintf(err, errn, "%s %.300s: cannot read a token (the file is empty); " TOKEN_HOWTO, flag, path, path,
+			 path);
+		return FW_EIO;
+	}
+	if ((rc = fw_codec_token_parse(buf, len, tok, &dg)) != FW_OK) {
+		snprintf(err, errn, "%s %.300s: %s", flag, path, dg.msg);
+		return rc;
+	}
 	if (strlen(tok) < 16) {
 		snprintf(err, errn, "%s %.300s: the token is shorter than 16 characters; " TOKEN_HOWTO, flag, path,
 			 path, path);
@@ -751,8 +762,8 @@ static int load_token(const char *flag, const char *path, char *tok, size_t n, c
 }
 
 /* One token: the file given, else DIR/NAME, made on the first start. */
-static int one_token(const struct fw_serve *d, const char *flag, const char *given, const char *name, char *tok,
-		     size_t n, char *err, size_t errn)
+static int one_token(const struct fw_serve *d, const char *flag, const char *given, const char *name,
+		     char tok[FW_TOKEN_MAX], char *err, size_t errn)
 {
 	char path[4096];
 	const char *p = given;
@@ -764,7 +775,7 @@ static int one_token(const struct fw_serve *d, const char *flag, const char *giv
 		if (access(p, F_OK) != 0 && (rc = make_token(p, err, errn)))
 			return rc;
 	}
-	return load_token(flag, p, tok, n, err, errn);
+	return load_token(flag, p, tok, err, errn);
 }
 
 /* The admin token and the agents' (docs/serve.md, Security); they must
@@ -773,9 +784,9 @@ static int setup_token(struct fw_serve *d, char *err, size_t errn)
 {
 	int rc;
 
-	if ((rc = one_token(d, "--token-file", d->opts->token_file, "token", d->token, sizeof d->token, err, errn)) ||
-	    (rc = one_token(d, "--agent-token-file", d->opts->agent_token_file, "agent-token", d->agent_token,
-			    sizeof d->agent_token, err, errn)))
+	if ((rc = one_token(d, "--token-file", d->opts->token_file, "token", d->token, err, errn)) ||
+	    (rc = one_token(d, "--agent-token-file", d->opts->agent_token_file, "agent-token", d->agent_token, err,
+			    errn)))
 		return rc;
 	if (!strcmp(d->token, d->agent_token)) {
 		snprintf(err, errn, "the agent token is the admin token: give --agent-token-file a token of its own "

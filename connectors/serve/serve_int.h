@@ -132,8 +132,8 @@ struct fw_serve {
 	struct fw_serve_store *reader;
 	const struct fw_backend_ops *bops;
 	struct fw_backend *be;
-	char token[256];                    /* every mutating endpoint */
-	char agent_token[256];              /* POST /v1/nodes/{name}/health only */
+	char token[FW_TOKEN_MAX];           /* every mutating endpoint (codec.h: a token file's token) */
+	char agent_token[FW_TOKEN_MAX];     /* POST /v1/nodes/{name}/health only */
 
 	/* the model */
 	struct fw_queue_spec *queues;

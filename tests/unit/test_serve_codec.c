@@ -1292,7 +1292,43 @@ TEST(a_stored_queue_finer_than_millionths_is_rounded_not_refused)
 	json_decref(o);
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget,
+/* A token file's token, as the daemon, `fairway` and fairway-agent all
+ * read it: the first line's first word, whole.  Before, each side cut it
+ * at its own buffer (the daemon at 255 bytes, `fairway` at 299, the agent
+ * at 511), so a 300-byte token was answered 401 with no word of why. */
+TEST(token_file_is_read_whole_or_refused)
+{
+	char tok[FW_TOKEN_MAX], big[FW_TOKEN_MAX + 1];
+	struct fw_diag d;
+
+	ASSERT_EQ(fw_codec_token_parse("3f9a0c1d2e4b5a69\n", 17, tok, NULL), FW_OK);
+	ASSERT_STR_EQ(tok, "3f9a0c1d2e4b5a69");
+	ASSERT_EQ(fw_codec_token_parse("abc\r\nrest", 10, tok, NULL), FW_OK);
+	ASSERT_STR_EQ(tok, "abc");
+	ASSERT_EQ(fw_codec_token_parse("abc # the agents' token", 23, tok, NULL), FW_OK);
+	ASSERT_STR_EQ(tok, "abc");
+	ASSERT_EQ(fw_codec_token_parse("abcdef", 3, tok, NULL), FW_OK); /* len bytes, no NUL needed */
+	ASSERT_STR_EQ(tok, "abc");
+	memset(big, 'x', sizeof big);
+	ASSERT_EQ(fw_codec_token_parse(big, FW_TOKEN_MAX - 1, tok, NULL), FW_OK);
+	ASSERT_EQ((long)strlen(tok), FW_TOKEN_MAX - 1);
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_token_parse(big, FW_TOKEN_MAX, tok, &d), FW_ERANGE); /* never cut */
+	ASSERT_STR_EQ(tok, "");
+	ASSERT_STR_EQ(d.msg, "the token is longer than the 255 bytes a token may have; write a shorter one (e.g. "
+			     "head -c 32 /dev/urandom | base64)");
+	ASSERT_EQ(fw_codec_token_parse("ab\0cd\n", 6, tok, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.msg, "the token's byte 2 is 0x00, not printable ASCII, which is all a token may hold; write "
+			     "letters, digits and punctuation (e.g. head -c 32 /dev/urandom | base64)");
+	ASSERT_EQ(fw_codec_token_parse("t\xc3\xb6ken", 6, tok, &d), FW_EINVAL);
+	ASSERT_EQ(fw_codec_token_parse("\nabc\n", 5, tok, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.msg, "the first line is empty; write the token alone on the first line");
+	ASSERT_EQ(fw_codec_token_parse("  abc\n", 6, tok, &d), FW_EINVAL);
+	ASSERT_EQ(fw_codec_token_parse("", 0, tok, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "token");
+}
+
+TEST_MAIN(token_file_is_read_whole_or_refused, queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget,
 	  queue_weight_and_budget_refuse_finer_than_millionths, a_stored_queue_finer_than_millionths_is_rounded_not_refused, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member,
