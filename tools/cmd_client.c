@@ -806,9 +806,8 @@ static int set_budget(struct opts *o, json_t *q)
 	if (!fw_cli_decimal(v, &x, &end) || *end)
 		return usage_error(o, "--gpu-hour-budget '%.40s' is not a number of GPU-hours", v);
 	if (x < 0 || x > FW_BUDGET_MAX_GPU_H)
-		return fw_cli_usage_error(o->cmd,
-					  "--gpu-hour-budget %s: must be from 0 to %.0f GPU-hours (0 removes it)", v,
-					  FW_BUDGET_MAX_GPU_H);
+		return usage_error(o, "--gpu-hour-budget %s: must be from 0 to %.0f GPU-hours (0 removes it)", v,
+				   FW_BUDGET_MAX_GPU_H);
 	json_object_set_new(q, "gpuHourBudget", json_real(x));
 	return 0;
 }
