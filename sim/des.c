@@ -2980,10 +2980,9 @@ static int set_count(const char *flag, const char *v, int64_t hi, int64_t *out)
 static int set_slices(struct cli *c, const char *v)
 {
 	const char *colon = strchr(v, ':');
-	char *end;
-	long k = colon ? strtol(v, &end, 10) : 0;
+	int64_t k = colon ? posint(v, (size_t)(colon - v), 65536) : -1; /* digits only: no '+', space or hex */
 
-	if (!colon || colon == v || end != colon || k < 1 || k > 65536 || !colon[1] ||
+	if (k < 1 || !colon[1] ||
 	    strlen(colon + 1) >= sizeof c->o.slice_level)
 		return usage_error("--slices '%s': give K:LEVEL, tasks per slice (1 to 65536) and the topology level "
 				   "each slice keeps inside (a level of the fleet, e.g. rack with --racks, or node)", v);
@@ -3020,13 +3019,14 @@ static int set_half_life(struct cli *c, const char *v)
 	return 0;
 }
 
-/* A number in [lo, hi], all of v. */
+/* A number in [lo, hi], all of v, written in plain decimal
+ * (fw_cli_decimal: no '+', exponent, hex, inf or nan). */
 static int set_real(const char *flag, const char *v, double lo, double hi, double *out)
 {
-	char *end;
-	double x = strtod(v, &end);
+	const char *end;
+	double x;
 
-	if (end == v || *end || !(x >= lo && x <= hi)) {
+	if (!fw_cli_decimal(v, &x, &end) || *end || !(x >= lo && x <= hi)) {
 		return usage_error("%s '%s': expected a number from %g to %g", flag, v, lo, hi);
 	}
 	*out = x;
@@ -3103,9 +3103,11 @@ static int parse_model_map(struct cli *c, const char *v, enum model_map k)
 	snprintf(buf, sizeof buf, "%s", v);
 	*n = 0;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(t, '='), *end = NULL;
-		double pct = eq ? strtod(eq + 1, &end) : -1;
-		if (!eq || eq == t || end == eq + 1 || *end || !(pct >= 0 && pct <= most) || eq - t >= FW_NAME_MAX)
+		char *eq = strchr(t, '=');
+		const char *end = NULL;
+		double pct = -1;
+		if (!eq || eq == t || !fw_cli_decimal(eq + 1, &pct, &end) || *end || !(pct >= 0 && pct <= most) ||
+		    eq - t >= FW_NAME_MAX)
 			return usage_error("%s '%.60s': expected MODEL=PCT pairs, e.g. V100M32=50,T4=%s (%s, 0 to %g)",
 					   flag, t, k == MAP_LIMITS ? "0" : "25", say, most);
 		*eq = 0;

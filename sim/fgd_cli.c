@@ -160,11 +160,13 @@ static bool parse_seeds(struct cli *c, const char *s)
 	       c->seed_hi - c->seed_lo < MAX_SEEDS;
 }
 
+/* A plain decimal, all of s (fw_cli_decimal: no '+', exponent, hex,
+ * inf or nan). */
 static bool parse_num(const char *s, double *out)
 {
-	char *end;
-	*out = strtod(s, &end);
-	return end != s && *end == '\0' && isfinite(*out);
+	const char *end;
+
+	return fw_cli_decimal(s, out, &end) && *end == '\0' && isfinite(*out);
 }
 
 /* A name --scorers does not know, and the names it does. */

@@ -973,6 +973,13 @@ for args in "--bogus" "--tick 0" "--policies lifo" "--policies fifo:starve-after
 done
 rm -f "${TMPDIR:-/tmp}/fw-cli-su.out" "${TMPDIR:-/tmp}/fw-cli-su.err"
 expect "sim-run-empty-value" 2 "--jobs needs a value" "$FW" sim run --trace x --jobs=
+# numbers as a user writes them: no '+', hex or exponent read as a value
+expect "sim-run-slices-no-sign" 2 "--slices '+2:node': give K:LEVEL" "$FW" sim run --trace x --slices +2:node
+expect "sim-run-failures-no-hex" 2 "--failures '0x1p-2': expected a number" "$FW" sim run --trace x --failures 0x1p-2
+expect "sim-run-model-limits-no-exponent" 2 "--model-limits 'V100=1e1': expected MODEL=PCT pairs" \
+	"$FW" sim run --trace x --model-limits V100=1e1
+expect "sim-fgd-tune-no-hex" 2 "--tune wants a number in (0, 3], not '0x1'" "$FW" sim fgd --tune 0x1
+expect "serve-listen-port-digits" 2 "--listen '127.0.0.1:+80': expected HOST:PORT" "$FW" serve --listen 127.0.0.1:+80
 expect "sim-run-shares-unwritable" 1 "fairway sim run: error: --shares /nonexistent-dir/s.csv: cannot write: No such file or directory" \
 	"$FW" sim run --trace synthetic:3 --shares /nonexistent-dir/s.csv
 # Output files appear whole or not at all: a run that fails (here a job's

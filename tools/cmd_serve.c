@@ -119,6 +119,8 @@ static int parse_listen(const char *s, char *host, size_t n, int *port)
 		return -1;
 	memcpy(host, s, (size_t)(colon - s));
 	host[colon - s] = '\0';
+	if (strspn(colon + 1, "0123456789") != strlen(colon + 1)) /* digits only: no sign, space or hex */
+		return -1;
 	p = strtol(colon + 1, &end, 10);
 	if (*end || end == colon + 1 || p < 0 || p > 65535)
 		return -1;
