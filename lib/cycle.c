@@ -19,6 +19,9 @@
  *   build     per-cycle node state and domain index (domain.c)
  *   account   demand and allocation per queue, fair shares (fairshare.c)
  *   order     each leaf queue's pending jobs, by the policy's job_before
+ *   users     (config user_fair_share) within each leaf queue's line, the
+ *             users of one priority take turns, the one holding fewer GPUs
+ *             first (phase_users)
  *   allocate  restart the jobs the drain requeued; then pick the queue
  *             furthest below its fair share, try its next job (limit and
  *             budget checks, then placement), repeat
@@ -26,7 +29,12 @@
  *             above their fair share, or of lower priority in the same
  *             queue, for a job that then starts in this plan (preempt.c)
  *   estimate  an expected start time (or why unknown) for every job that
- *             did not start (estimate.c)
+ *             did not start (estimate.c); a preemptor waiting for its
+ *             victims' checkpoints is expected by the last of them
+ *             (fw__checkpoint_estimates, preempt.c)
+ *   minrun    a job whose room reclaim would take but for its victims'
+ *             minimum runtime: reason MIN_RUNTIME, expected no later
+ *             than their protection ends (fw__minrun_waits, minrun.c)
  *   emit      the plan: starts, a reason for every job that did not start,
  *             and each queue's share and allocation
  *
