@@ -2590,6 +2590,26 @@ static int cmd_plan(struct opts *o)
 }
 
 /* --- decisions -------------------------------------------------------------------------------------- */
+/* An empty decision log on stderr, as `jobs list` says why it lists
+ * nothing: the filters that matched nothing, or a log with no rows yet. */
+static void note_no_decisions(struct opts *o)
+{
+	static const char *const names[] = { "--since", "--job", "--kind" };
+	char given[256] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (flag(o, names[i]) && n < sizeof given)
+			n += (size_t)snprintf(given + n, sizeof given - n, "%s%s %.60s", n ? " " : "", names[i],
+					      flag(o, names[i]));
+	if (*given)
+		fprintf(stderr, "fairway decisions: nothing listed: no decision matches %s; widen --since or drop a "
+				"filter\n", given);
+	else
+		fprintf(stderr, "fairway decisions: nothing listed: the daemon has logged no decision yet (it logs "
+				"each cycle's starts, evictions, reservations and drains)\n");
+}
+
 /* `fairway decisions`: the decision log, the last --limit rows (default
  * 100) of the last --since DURATION, of a --job and a --kind. */
 static int cmd_decisions(struct opts *o)
@@ -2628,6 +2648,8 @@ static int cmd_decisions(struct opts *o)
 		       json_object_get(x, "job") ? str(x, "job") : str(x, "node"), str(x, "text"));
 	}
 	note_cut(r, "decisions", "the last", "--since/--job/--kind");
+	if (!json_array_size(json_object_get(r, "decisions")))
+		note_no_decisions(o);
 	json_decref(r);
 	return 0;
 }

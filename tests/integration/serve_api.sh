@@ -1626,6 +1626,10 @@ assert o["truncated"] is True and o["decisions"] == last, o' "$T/dec2" "$BODY"
 "$FW" decisions --job "$first" --since 1d "${C[@]}" >"$T/decjob" 2>&1
 check "fairway decisions --job $first --since 1d: a table of that job's rows (its start among them)" \
 	bash -c "head -1 '$T/decjob' | grep -q '^WHEN .*KIND .*JOB/NODE .*WHAT' && grep -q ' start  *$first  *started: ' '$T/decjob' && ! tail -n +2 '$T/decjob' | grep -v ' $first ' | grep -q ."
+rc=0
+"$FW" decisions --job no-such-job --kind evict "${C[@]}" >"$T/decnone" 2>"$T/decnone.err" || rc=$?
+check "fairway decisions matching nothing: exit 0, the header, and stderr names the filters that matched nothing" \
+	bash -c "[ $rc = 0 ] && [ \"\$(wc -l <'$T/decnone')\" = 1 ] && grep -qxF 'fairway decisions: nothing listed: no decision matches --job no-such-job --kind evict; widen --since or drop a filter' '$T/decnone.err'"
 # fairway jobs cancel NAME...: each in turn (as scancel), the first failure's exit status
 "$FW" jobs submit --queue llm --gpus 1 --name cx1 "${C[@]}" >/dev/null 2>&1
 "$FW" jobs submit --queue llm --gpus 1 --name cx2 "${C[@]}" >/dev/null 2>&1
