@@ -3192,18 +3192,6 @@ struct busy {
 	char why[160];                  /* the first of them */
 };
 
-static unsigned busy_call(struct fw_serve *d, const char *method, const char *path, const char *body)
-{
-	char auth[300];
-	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
-	struct fw_api_resp rs;
-
-	snprintf(auth, sizeof auth, "Bearer %s", d->token);
-	fw_api_handle(d, &rq, &rs);
-	free(rs.body);
-	return rs.status;
-}
-
 static void *busy_thread(void *arg)
 {
 	static const char *const reads[] = { "/v1/jobs", "/v1/queues", "/v1/health", "/v1/nodes",
@@ -3215,11 +3203,11 @@ static void *busy_thread(void *arg)
 		snprintf(name, sizeof name, "busy-%d-%d", b->id, i);
 		snprintf(body, sizeof body, "{\"name\":\"%s\",\"queue\":\"q\",\"runtime\":600,\"tasks\":[{\"gpus\":1}]}",
 			 name);
-		unsigned st = busy_call(b->d, "POST", "/v1/jobs", body);
+		unsigned st = send_as(b->d, "POST", "/v1/jobs", body);
 		if (st != 201 && !b->wrong++)
 			snprintf(b->why, sizeof b->why, "POST /v1/jobs %s: %u", name, st);
 		for (size_t k = 0; k < sizeof reads / sizeof *reads; k++)
-			if ((st = busy_call(b->d, "GET", reads[k], "")) != 200 && !b->wrong++)
+			if ((st = send_as(b->d, "GET", reads[k], "")) != 200 && !b->wrong++)
 				snprintf(b->why, sizeof b->why, "GET %s: %u", reads[k], st);
 	}
 	(*b->running)--;
