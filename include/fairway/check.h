@@ -11,10 +11,20 @@
  *     (running tasks + started tasks), and no task uses a bad GPU or lands
  *     on an unschedulable node;
  *   - no queue is pushed over its limit by a start (a queue already over
- *     its limit, e.g. after the limit was lowered, may gain nothing);
+ *     its limit, e.g. after the limit was lowered, may gain nothing), nor
+ *     over its limit on a GPU model (snapshot.model_limits, counted on
+ *     its way up in milli-GPUs);
  *   - every started gang is complete (at least min_member tasks, each with
  *     exactly its group's GPUs and milli, on a node of the requested GPU
  *     model) and lies inside one domain of its required level;
+ *   - placement rules, for starts and reservations alike (check_tasks):
+ *     every task on a node of the job's node filter (snapshot.job_nodes,
+ *     an except entry: any node it does not list) and of its group's own
+ *     (snapshot.group_nodes); a one_per_node group's tasks each on a node
+ *     of their own; an apart group shares no node with another group of
+ *     the job; a sliced group (snapshot.slices) is placed in whole
+ *     slices, each inside one domain of its level; no task runs into its
+ *     node's departure (away_at: ended by then, or started after back_at);
  *   - every reservation is for a pending job that does not start in the
  *     plan, one per job; it holds min_member to all of the job's tasks
  *     (no group more than its count), each sound as a started task is, in
@@ -24,7 +34,11 @@
  *     GPU, CPU and byte of memory is free once the jobs expected to end
  *     by T have ended: no start of the plan (backfill) delays a reserved
  *     job;
- *   - every pending job that did not start has exactly one pending entry;
+ *   - every pending job that did not start has exactly one pending entry,
+ *     in job order, with a reason; a job waiting for a victim's checkpoint
+ *     (CHECKPOINT_WAIT) names a running evictable job this plan keeps,
+ *     whose next checkpoint is within checkpoint_grace_s and sooner than
+ *     its work since the last, and is expected no later than it;
  *   - every pending entry's start-time estimate is sane: a time >= now
  *     with no unknown-reason, or FW_TIME_UNKNOWN with one; a job with a
  *     reservation is expected at exactly its reservation's time, or, a
@@ -60,7 +74,11 @@
  *     under config.budget_safe each start's whole run (its GPUs x
  *     fw_job_bound) fits what each budget on its way up has left after
  *     the usage, the runs the running jobs not evicted here may still
- *     make, and the plan's earlier starts;
+ *     make, and the plan's earlier starts; a job held over a budget
+ *     (OVER_BUDGET), or too short of one (BUDGET_SHORT), is expected no
+ *     sooner than the decayed usage could let it start.
+ * The checks are naive on purpose (linear scans of the snapshot's tables,
+ * the checker's own model index): they share no code with the cycle.
  * It runs after every plan in the tests, the simulator and debug builds.
  *
  * Returns FW_OK, or FW_EINVARIANT with d describing the first violation
