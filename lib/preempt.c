@@ -193,6 +193,18 @@ struct rc {
 	int32_t *failed_prio;   /* ... and the preemptor's priority then */
 	int32_t nshapes;
 	fw_time starve_after;   /* fw__starve_after(): its starts keep */
+	/* the preemptor's side of the fair-share rules (p_side), for one
+	 * preemptor and one state of y->alloc: sim() and each entry to a
+	 * sweep over the candidates (gather, rank_domains, could_take) move
+	 * gen on, so a memo of another state is never read */
+	uint32_t gen;
+	uint32_t ps_gen;        /* gen the memo was made at */
+	int32_t ps_p;           /* its preemptor; -1: none */
+	bool ps_above;          /* p's leaf queue at or above its fair share */
+	double ps_hi_all;       /* highest ratio() with p on its whole path */
+	bool ps_over_all;       /* a queue on its whole path over its share with p */
+	double *ps_hi;          /* per queue on p's path: the same, strictly below it */
+	bool *ps_over;
 	/* consolidation (fw__consolidate) */
 	bool moving;            /* gather() picks jobs to move, not reclaim */
 	int32_t moves;          /* jobs that may still move this cycle */
@@ -261,42 +273,65 @@ static int32_t common(const struct rc *x, int32_t a, int32_t b)
 	return a >= 0 && a == b ? a : -1;
 }
 
-/* The highest ratio() on leaf's path below top (its lowest common
- * ancestor with the other leaf) after delta, -1e300 when none.  ratio()
- * is never NaN, so the comparison picks as fmax would. */
-static double highest(const struct rc *x, int32_t leaf, int32_t top, struct fw_res delta)
+/* The preemptor's side of the fair-share rules, made once per preemptor
+ * and state of the allocations (x->gen): whether its leaf queue is at
+ * or above its fair share; and, for each top (a queue on its way up, or
+ * -1 for none), the highest ratio() with p on its path below top (the
+ * FW_RECLAIM_NARROW bound; -1e300 when none: ratio() is never NaN, so
+ * the comparison picks as fmax would) and whether a queue there would
+ * be over its fair share with p started.  Walked from the leaf up, each
+ * queue keeps what lies below it (x->ps_hi, x->ps_over). */
+static void p_side(struct rc *x, int32_t p)
 {
 	const struct fw_snapshot *s = x->y->s;
-	double best = -1e300;
+	const struct fw_job *pj = &s->jobs[p];
+	struct fw_res req = fw_job_request(pj), plus = fw_res_sub(fw_res_zero(), req);
+	double hi = -1e300;
+	bool over = false;
 
-	for (int32_t q = leaf; q >= 0 && q != top; q = s->queues[q].parent) {
-		double r = ratio(x, q, delta);
-		best = r > best ? r : best;
+	if (x->ps_p == p && x->ps_gen == x->gen)
+		return;
+	for (int32_t q = pj->queue; q >= 0; q = s->queues[q].parent) {
+		x->ps_hi[q] = hi;
+		x->ps_over[q] = over;
+		double r = ratio(x, q, req);
+		hi = r > hi ? r : hi;
+		over = over || qdom(x, q, plus) > x->fair_dom[q] + 1e-9;
 	}
-	return best;
+	x->ps_hi_all = hi;
+	x->ps_over_all = over;
+	x->ps_above = qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue];
+	x->ps_p = p;
+	x->ps_gen = x->gen;
 }
 
-/* FW_RECLAIM_NARROW (policy.h): below the lowest common ancestor of the
- * two leaves (top), every queue on the victim's side keeps a ratio at
- * least every queue's on the preemptor's side after the move (not only
- * the ancestor's two children: a leaf under its share is no victim
- * because its department is over).  The victim's side stops at its
- * first queue below the preemptor side's highest (less 1e-9): the
- * lowest is below it then, whatever the others. */
-static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw_job *vj, int32_t top)
+/* The victim's side, on v's path below top (its lowest common ancestor
+ * with p's leaf), one walk for both rules: under FW_RECLAIM_NARROW,
+ * every queue there keeps a ratio at least least (the highest on p's
+ * side, less 1e-9: not only the ancestor's two children, or a leaf
+ * under its share would be robbed because its department is over);
+ * else, or when that fails, every queue there stays at or above its
+ * fair share after losing v, and no queue on p's side goes over its
+ * share with p (over). */
+static enum fw_reason v_side(const struct rc *x, const struct fw_job *vj, int32_t top, double least, bool over)
 {
 	const struct fw_snapshot *s = x->y->s;
-	struct fw_res lose = fw_res_sub(fw_res_zero(), fw__job_use(s, vj));
-	double least = highest(x, pj->queue, top, fw_job_request(pj)) - 1e-9;
+	struct fw_res use = fw__job_use(s, vj);
+	bool wide = x->y->pol->reclaim_rule == FW_RECLAIM_NARROW, plain = true;
 
-	for (int32_t q = vj->queue; q >= 0 && q != top; q = s->queues[q].parent)
-		if (ratio(x, q, lose) < least)
-			return false;
-	return true;
+	for (int32_t q = vj->queue; q >= 0 && q != top && (wide || plain); q = s->queues[q].parent) {
+		double d = qdom(x, q, use), f = x->fair_dom[q];
+		double r = f <= 1e-12 ? (d > 1e-12 ? 1e300 : 1.0) : d / f; /* ratio(x, q, -use) */
+		wide = wide && !(r < least);
+		plain = plain && !(d < f);
+	}
+	if (wide || (plain && !over))
+		return FW_REASON_RECLAIMED;
+	return FW_REASON_NONE;
 }
 
 /* Why v may be evicted for p, or NONE. */
-static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
+static enum fw_reason eligible(struct rc *x, int32_t p, int32_t v)
 {
 	const struct fw_snapshot *s = x->y->s;
 	const struct fw_job *pj = &s->jobs[p], *vj = &s->jobs[v];
@@ -315,19 +350,12 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		return FW_REASON_MODEL_RECLAIMED;
 	if (x->claiming)
 		return FW_REASON_NONE;
-	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue])
+	p_side(x, p);
+	if (x->ps_above)
 		return FW_REASON_NONE;
 	int32_t top = common(x, vj->queue, pj->queue);
-	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj, top))
-		return FW_REASON_RECLAIMED;
-	struct fw_res use = fw__job_use(s, vj), plus = fw_res_sub(fw_res_zero(), fw_job_request(pj));
-	for (int32_t q = vj->queue; q >= 0 && q != top; q = s->queues[q].parent)
-		if (qdom(x, q, use) < x->fair_dom[q])
-			return FW_REASON_NONE;
-	for (int32_t q = pj->queue; q >= 0 && q != top; q = s->queues[q].parent)
-		if (qdom(x, q, plus) > x->fair_dom[q] + 1e-9)
-			return FW_REASON_NONE; /* it would take more than its share back */
-	return FW_REASON_RECLAIMED;
+	double hi = top >= 0 ? x->ps_hi[top] : x->ps_hi_all;
+	return v_side(x, vj, top, hi - 1e-9, top >= 0 ? x->ps_over[top] : x->ps_over_all);
 }
 
 /* May v move to make room for gang p?  A single-task job not moved or
@@ -366,6 +394,7 @@ static void sim(struct rc *x, int32_t v, bool out)
 	const struct fw_task_alloc *t = y->s->allocs + j->alloc_first;
 	struct fw_res use = fw__job_use(y->s, j);
 
+	x->gen++; /* y->alloc moves: p_side's memo is stale */
 	if (out) {
 		struct ev e = { .end = 0, .job = v, .tasks = t, .ntasks = j->alloc_count };
 		fw__resv_release(&y->c, j, &e);
@@ -553,6 +582,7 @@ static int gather(struct rc *x, int32_t p, int64_t need)
 	int rc = 0;
 
 	x->idled = false;
+	x->gen++; /* p_side: y->alloc may have moved since the last sweep */
 	for (int pass = 0; pass < MAX_PASSES && idle && rc == 0; pass++) {
 		rc = gather_pass(x, p, need, &idle);
 		x->idled = x->idled || (rc == 0 && x->nidle > 0);
@@ -688,6 +718,7 @@ static void count_victim(struct rc *x, int32_t i, int64_t need)
 static void rank_domains(struct rc *x, int32_t p, int64_t need)
 {
 	x->ntop = 0;
+	x->gen++; /* p_side: y->alloc may have moved since the last sweep */
 	for (int32_t i = 0; i < x->ncand; i++) {
 		int32_t v = x->cand[i].job;
 		if (x->ntop == MAX_DOMAINS && x->cand[i].work >= x->top[MAX_DOMAINS - 1].work)
@@ -1002,6 +1033,9 @@ static int rc_init(struct rc *x, struct cyc *y)
 			     !(x->waiting = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1))))
 		return FW_ENOMEM;
 	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
+	x->ps_p = -1;
+	x->ps_hi = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
+	x->ps_over = FW_ARENA_NEW(y->a, bool, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
 	x->why = FW_ARENA_NEW(y->a, enum fw_reason, maxev + 1);
 	x->idle = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
@@ -1014,7 +1048,7 @@ static int rc_init(struct rc *x, struct cyc *y)
 			x->nshapes = y->pos_shape[i] + 1;
 	x->failed = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
 	x->failed_prio = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
-	if (!x->fair_dom || !x->vict || !x->why || !x->idle || !x->skip || !x->skipped || !y->evicted || !x->failed ||
+	if (!x->fair_dom || !x->ps_hi || !x->ps_over || !x->vict || !x->why || !x->idle || !x->skip || !x->skipped || !y->evicted || !x->failed ||
 	    !x->failed_prio)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < s->nqueues; q++) {
@@ -1232,6 +1266,7 @@ static int32_t could_take(struct rc *x, int32_t p)
 	int32_t got = 0, all = below ? FW_UNTRIED_RECLAIM | FW_UNTRIED_PREEMPT : FW_UNTRIED_PREEMPT;
 
 	x->nclaim = fw__mdes_need(x->y, p, x->claim_model, x->claim_gpus);
+	x->gen++; /* p_side: y->alloc may have moved since the last sweep */
 	for (int32_t i = 0; i < x->ncand && got != all; i++) {
 		int32_t v = x->cand[i].job;
 		if (x->y->evicted[v] || (x->held && x->held[v]))
