@@ -33,7 +33,7 @@
  *     FW_RECLAIM_NARROW, the move narrows the gap between the two sides
  *     below their lowest common ancestor: every queue on v's side keeps
  *     a ratio (allocated / fair) at least every queue's on p's side
- *     (narrows(); not only the ancestor's two children, or a leaf under
+ *     (v_side(); not only the ancestor's two children, or a leaf under
  *     its share would be robbed because its department is over, and
  *     would take the job back once the departments' order turned);
  *   - or (preemption, reason PREEMPTED) v is in p's leaf queue with a lower
