@@ -205,6 +205,9 @@ struct rc {
 	bool ps_over_all;       /* a queue on its whole path over its share with p */
 	double *ps_hi;          /* per queue on p's path: the same, strictly below it */
 	bool *ps_over;
+	uint32_t *lr_gen;       /* per queue: gen its leaf_refuses answer was made at */
+	bool *lr;               /* ... that answer */
+	int32_t *lr_top;        /* ... and its lowest common ancestor with p's */
 	/* consolidation (fw__consolidate) */
 	bool moving;            /* gather() picks jobs to move, not reclaim */
 	int32_t moves;          /* jobs that may still move this cycle */
@@ -285,12 +288,13 @@ static void p_side(struct rc *x, int32_t p)
 {
 	const struct fw_snapshot *s = x->y->s;
 	const struct fw_job *pj = &s->jobs[p];
-	struct fw_res req = fw_job_request(pj), plus = fw_res_sub(fw_res_zero(), req);
 	double hi = -1e300;
 	bool over = false;
 
 	if (x->ps_p == p && x->ps_gen == x->gen)
 		return;
+	struct fw_res req = fw_job_request(pj), plus = fw_res_sub(fw_res_zero(), req);
+	x->gen++; /* leaf_refuses' answers were for another preemptor */
 	for (int32_t q = pj->queue; q >= 0; q = s->queues[q].parent) {
 		x->ps_hi[q] = hi;
 		x->ps_over[q] = over;
@@ -330,6 +334,40 @@ static enum fw_reason v_side(const struct rc *x, const struct fw_job *vj, int32_
 	return FW_REASON_NONE;
 }
 
+/* The bounds v_side checks v's side against, below top: the highest
+ * ratio() on p's side less 1e-9, and whether a queue there goes over. */
+static double least_below(const struct rc *x, int32_t top)
+{
+	return (top >= 0 ? x->ps_hi[top] : x->ps_hi_all) - 1e-9;
+}
+
+static bool over_below(const struct rc *x, int32_t top)
+{
+	return top >= 0 ? x->ps_over[top] : x->ps_over_all;
+}
+
+/* Does v_side refuse every victim of queue q, whatever its use?  Its
+ * first step compares q's share after losing the victim, which can only
+ * fall (a valid snapshot's uses are never negative, and the dominant
+ * share and ratio() are monotone in them): if q is below both bounds
+ * without losing anything, no victim of q passes.  *top: q's lowest
+ * common ancestor with p's leaf queue pq.  Both kept per queue for one
+ * preemptor and state of the allocations (x->gen). */
+static bool leaf_refuses(struct rc *x, int32_t q, int32_t pq, int32_t *top)
+{
+	if (x->lr_gen[q] != x->gen) {
+		int32_t t = common(x, q, pq);
+		double d = qdom(x, q, fw_res_zero()), f = x->fair_dom[q];
+		double r = f <= 1e-12 ? (d > 1e-12 ? 1e300 : 1.0) : d / f; /* ratio(x, q, zero) */
+		bool narrow = x->y->pol->reclaim_rule == FW_RECLAIM_NARROW;
+		x->lr[q] = q != t && (!narrow || r < least_below(x, t)) && (over_below(x, t) || d < f);
+		x->lr_top[q] = t;
+		x->lr_gen[q] = x->gen;
+	}
+	*top = x->lr_top[q];
+	return x->lr[q];
+}
+
 /* Why v may be evicted for p, or NONE. */
 static enum fw_reason eligible(struct rc *x, int32_t p, int32_t v)
 {
@@ -353,9 +391,10 @@ static enum fw_reason eligible(struct rc *x, int32_t p, int32_t v)
 	p_side(x, p);
 	if (x->ps_above)
 		return FW_REASON_NONE;
-	int32_t top = common(x, vj->queue, pj->queue);
-	double hi = top >= 0 ? x->ps_hi[top] : x->ps_hi_all;
-	return v_side(x, vj, top, hi - 1e-9, top >= 0 ? x->ps_over[top] : x->ps_over_all);
+	int32_t top;
+	if (leaf_refuses(x, vj->queue, pj->queue, &top))
+		return FW_REASON_NONE;
+	return v_side(x, vj, top, least_below(x, top), over_below(x, top));
 }
 
 /* May v move to make room for gang p?  A single-task job not moved or
@@ -1038,6 +1077,9 @@ static int rc_init(struct rc *x, struct cyc *y)
 	x->ps_p = -1;
 	x->ps_hi = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
 	x->ps_over = FW_ARENA_NEW(y->a, bool, s->nqueues + 1);
+	x->lr_gen = FW_ARENA_NEW(y->a, uint32_t, s->nqueues + 1);
+	x->lr = FW_ARENA_NEW(y->a, bool, s->nqueues + 1);
+	x->lr_top = FW_ARENA_NEW(y->a, int32_t, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
 	x->why = FW_ARENA_NEW(y->a, enum fw_reason, maxev + 1);
 	x->idle = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
@@ -1050,7 +1092,7 @@ static int rc_init(struct rc *x, struct cyc *y)
 			x->nshapes = y->pos_shape[i] + 1;
 	x->failed = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
 	x->failed_prio = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
-	if (!x->fair_dom || !x->ps_hi || !x->ps_over || !x->vict || !x->why || !x->idle || !x->skip || !x->skipped || !y->evicted || !x->failed ||
+	if (!x->fair_dom || !x->ps_hi || !x->ps_over || !x->lr_gen || !x->lr || !x->lr_top || !x->vict || !x->why || !x->idle || !x->skip || !x->skipped || !y->evicted || !x->failed ||
 	    !x->failed_prio)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < s->nqueues; q++) {
