@@ -214,9 +214,8 @@ static void ev_insertion_sort(struct ev *v, int32_t n)
 }
 
 /* Merge the sorted runs a[0..na) and b[0..nb) into out (a first on a
- * tie), then copy the result back over a, which has room for na + nb
- * and may hold b right after its run. */
-static void ev_merge(struct ev *a, int32_t na, const struct ev *b, int32_t nb, struct ev *out)
+ * tie). */
+static void ev_merge_into(const struct ev *a, int32_t na, const struct ev *b, int32_t nb, struct ev *out)
 {
 	int32_t i = 0, j = 0, k = 0;
 
@@ -226,7 +225,14 @@ static void ev_merge(struct ev *a, int32_t na, const struct ev *b, int32_t nb, s
 		out[k++] = a[i++];
 	while (j < nb)
 		out[k++] = b[j++];
-	memcpy(a, out, (size_t)k * sizeof *a);
+}
+
+/* The same, then the result copied back over a, which has room for
+ * na + nb and may hold b right after its run. */
+static void ev_merge(struct ev *a, int32_t na, const struct ev *b, int32_t nb, struct ev *out)
+{
+	ev_merge_into(a, na, b, nb, out);
+	memcpy(a, out, (size_t)(na + nb) * sizeof *a);
 }
 
 static void ev_merge_sort(struct ev *v, struct ev *tmp, int32_t n)
@@ -362,8 +368,12 @@ static int start_events(struct cyc *y)
 						     .ntasks = dc->alloc_count };
 	}
 	ev_sort(y->ev_st + n0, y->ev_tmp, y->nev_st - n0, s->njobs);
-	if (n0 > 0 && y->nev_st > n0 && fw__ev_cmp(&y->ev_st[n0], &y->ev_st[n0 - 1]) < 0)
-		ev_merge(y->ev_st, n0, y->ev_st + n0, y->nev_st - n0, y->ev_tmp);
+	if (n0 > 0 && y->nev_st > n0 && fw__ev_cmp(&y->ev_st[n0], &y->ev_st[n0 - 1]) < 0) {
+		struct ev *merged = y->ev_tmp; /* the two buffers trade places: no copy back */
+		ev_merge_into(y->ev_st, n0, y->ev_st + n0, y->nev_st - n0, merged);
+		y->ev_tmp = y->ev_st;
+		y->ev_st = merged;
+	}
 	return FW_OK;
 }
 
