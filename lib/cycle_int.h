@@ -194,7 +194,8 @@ struct cyc {
 	int32_t first_resv_job;
 	struct ev *ev_run;          /* running jobs by end time, lazily */
 	int32_t nev_run;
-	struct ev *ev_st, *ev_tmp;  /* this cycle's starts by end time */
+	struct ev *ev_st, *ev_tmp;  /* this cycle's starts by end time, and
+				     * scratch (they trade places on a merge) */
 	struct ev *ev_un;           /* reservations by their jobs' expected
 				     * ends (those that end), sorted as made */
 	int32_t nev_un;

@@ -78,9 +78,11 @@ static int protected_jobs(struct cyc *y, struct prot **out, int32_t *n)
 	*n = 0;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
+		if (y->ji[j].pending || job->alloc_count == 0)
+			continue; /* not running: no queue walk for its protection */
 		fw_time until = job->start_time + fw_queue_min_runtime(s, job->queue);
-		if (y->ji[j].pending || job->alloc_count == 0 || until <= s->now || (y->evicted && y->evicted[j]) ||
-		    !fw_job_evictable(s, job) || !above_share(y, job->queue))
+		if (until <= s->now || (y->evicted && y->evicted[j]) || !fw_job_evictable(s, job) ||
+		    !above_share(y, job->queue))
 			continue;
 		if (!v && !(v = FW_ARENA_NEW(y->a, struct prot, s->njobs + 1)))
 			return FW_ENOMEM;

@@ -33,7 +33,7 @@
  *     FW_RECLAIM_NARROW, the move narrows the gap between the two sides
  *     below their lowest common ancestor: every queue on v's side keeps
  *     a ratio (allocated / fair) at least every queue's on p's side
- *     (narrows(); not only the ancestor's two children, or a leaf under
+ *     (v_side(); not only the ancestor's two children, or a leaf under
  *     its share would be robbed because its department is over, and
  *     would take the job back once the departments' order turned);
  *   - or (preemption, reason PREEMPTED) v is in p's leaf queue with a lower
@@ -120,6 +120,17 @@
  * cluster (no required level, more than one task), and consolidation,
  * gather across it only.
  *
+ * The rules' cost.  eligible runs for every candidate a sweep walks
+ * (~40,000 times a cycle on the 10,000-node benchmark, nearly all
+ * refusals), so: the preemptor's side (its leaf queue below its share,
+ * the highest ratio and any queue over its share with it below each
+ * ancestor) is made once per preemptor and state of the allocations
+ * (p_side); a victim queue already below both bounds before losing
+ * anything refuses all its victims at once, answered once per queue
+ * with its lowest common ancestor (leaf_refuses: the victim's shares
+ * only fall with its loss); and the victim's side is one walk for both
+ * rules (v_side).  Every sim() moves the memos' key on (x->gen).
+ *
  * No thrashing.  Victims are evicted only when the preemptor then places
  * (with the ordinary placement, so reservations are honoured); otherwise
  * every victim is put back and nothing is evicted.  The policy's
@@ -193,6 +204,21 @@ struct rc {
 	int32_t *failed_prio;   /* ... and the preemptor's priority then */
 	int32_t nshapes;
 	fw_time starve_after;   /* fw__starve_after(): its starts keep */
+	/* eligible's memos (memo_alloc), for one preemptor and one state of
+	 * y->alloc: sim(), each entry to a sweep over the candidates
+	 * (gather, rank_domains, could_take) and p_side for a new preemptor
+	 * move gen on, so a memo of another state is never read */
+	uint32_t gen;
+	uint32_t ps_gen;        /* gen the memo was made at */
+	int32_t ps_p;           /* its preemptor; -1: none */
+	bool ps_above;          /* p's leaf queue at or above its fair share */
+	double ps_hi_all;       /* highest ratio() with p on its whole path */
+	bool ps_over_all;       /* a queue on its whole path over its share with p */
+	double *ps_hi;          /* per queue on p's path: the same, strictly below it */
+	bool *ps_over;
+	uint32_t *lr_gen;       /* per queue: gen its leaf_refuses answer was made at */
+	bool *lr;               /* ... that answer */
+	int32_t *lr_top;        /* ... and its lowest common ancestor with p's */
 	/* consolidation (fw__consolidate) */
 	bool moving;            /* gather() picks jobs to move, not reclaim */
 	int32_t moves;          /* jobs that may still move this cycle */
@@ -261,42 +287,100 @@ static int32_t common(const struct rc *x, int32_t a, int32_t b)
 	return a >= 0 && a == b ? a : -1;
 }
 
-/* The highest ratio() on leaf's path below top (its lowest common
- * ancestor with the other leaf) after delta, -1e300 when none.  ratio()
- * is never NaN, so the comparison picks as fmax would. */
-static double highest(const struct rc *x, int32_t leaf, int32_t top, struct fw_res delta)
+/* The preemptor's side of the fair-share rules, made once per preemptor
+ * and state of the allocations (x->gen): whether its leaf queue is at
+ * or above its fair share; and, for each top (a queue on its way up, or
+ * -1 for none), the highest ratio() with p on its path below top (the
+ * FW_RECLAIM_NARROW bound; -1e300 when none: ratio() is never NaN, so
+ * the comparison picks as fmax would) and whether a queue there would
+ * be over its fair share with p started.  Walked from the leaf up, each
+ * queue keeps what lies below it (x->ps_hi, x->ps_over). */
+static void p_side(struct rc *x, int32_t p)
 {
 	const struct fw_snapshot *s = x->y->s;
-	double best = -1e300;
+	const struct fw_job *pj = &s->jobs[p];
+	double hi = -1e300;
+	bool over = false;
 
-	for (int32_t q = leaf; q >= 0 && q != top; q = s->queues[q].parent) {
-		double r = ratio(x, q, delta);
-		best = r > best ? r : best;
+	if (x->ps_p == p && x->ps_gen == x->gen)
+		return;
+	struct fw_res req = fw_job_request(pj), plus = fw_res_sub(fw_res_zero(), req);
+	x->gen++; /* leaf_refuses' answers were for another preemptor */
+	for (int32_t q = pj->queue; q >= 0; q = s->queues[q].parent) {
+		x->ps_hi[q] = hi;
+		x->ps_over[q] = over;
+		double r = ratio(x, q, req);
+		hi = r > hi ? r : hi;
+		over = over || qdom(x, q, plus) > x->fair_dom[q] + 1e-9;
 	}
-	return best;
+	x->ps_hi_all = hi;
+	x->ps_over_all = over;
+	x->ps_above = qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue];
+	x->ps_p = p;
+	x->ps_gen = x->gen;
 }
 
-/* FW_RECLAIM_NARROW (policy.h): below the lowest common ancestor of the
- * two leaves (top), every queue on the victim's side keeps a ratio at
- * least every queue's on the preemptor's side after the move (not only
- * the ancestor's two children: a leaf under its share is no victim
- * because its department is over).  The victim's side stops at its
- * first queue below the preemptor side's highest (less 1e-9): the
- * lowest is below it then, whatever the others. */
-static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw_job *vj, int32_t top)
+/* The victim's side, on v's path below top (its lowest common ancestor
+ * with p's leaf), one walk for both rules: under FW_RECLAIM_NARROW,
+ * every queue there keeps a ratio at least least (the highest on p's
+ * side, less 1e-9: not only the ancestor's two children, or a leaf
+ * under its share would be robbed because its department is over);
+ * else, or when that fails, every queue there stays at or above its
+ * fair share after losing v, and no queue on p's side goes over its
+ * share with p (over). */
+static enum fw_reason v_side(const struct rc *x, const struct fw_job *vj, int32_t top, double least, bool over)
 {
 	const struct fw_snapshot *s = x->y->s;
-	struct fw_res lose = fw_res_sub(fw_res_zero(), fw__job_use(s, vj));
-	double least = highest(x, pj->queue, top, fw_job_request(pj)) - 1e-9;
+	struct fw_res use = fw__job_use(s, vj);
+	bool wide = x->y->pol->reclaim_rule == FW_RECLAIM_NARROW, plain = true;
 
-	for (int32_t q = vj->queue; q >= 0 && q != top; q = s->queues[q].parent)
-		if (ratio(x, q, lose) < least)
-			return false;
-	return true;
+	for (int32_t q = vj->queue; q >= 0 && q != top && (wide || plain); q = s->queues[q].parent) {
+		double d = qdom(x, q, use), f = x->fair_dom[q];
+		double r = f <= 1e-12 ? (d > 1e-12 ? 1e300 : 1.0) : d / f; /* ratio(x, q, -use) */
+		wide = wide && !(r < least);
+		plain = plain && !(d < f);
+	}
+	if (wide || (plain && !over))
+		return FW_REASON_RECLAIMED;
+	return FW_REASON_NONE;
+}
+
+/* The bounds v_side checks v's side against, below top: the highest
+ * ratio() on p's side less 1e-9, and whether a queue there goes over. */
+static double least_below(const struct rc *x, int32_t top)
+{
+	return (top >= 0 ? x->ps_hi[top] : x->ps_hi_all) - 1e-9;
+}
+
+static bool over_below(const struct rc *x, int32_t top)
+{
+	return top >= 0 ? x->ps_over[top] : x->ps_over_all;
+}
+
+/* Does v_side refuse every victim of queue q, whatever its use?  Its
+ * first step compares q's share after losing the victim, which can only
+ * fall (a valid snapshot's uses are never negative, and the dominant
+ * share and ratio() are monotone in them): if q is below both bounds
+ * without losing anything, no victim of q passes.  *top: q's lowest
+ * common ancestor with p's leaf queue pq.  Both kept per queue for one
+ * preemptor and state of the allocations (x->gen). */
+static bool leaf_refuses(struct rc *x, int32_t q, int32_t pq, int32_t *top)
+{
+	if (x->lr_gen[q] != x->gen) {
+		int32_t t = common(x, q, pq);
+		double d = qdom(x, q, fw_res_zero()), f = x->fair_dom[q];
+		double r = f <= 1e-12 ? (d > 1e-12 ? 1e300 : 1.0) : d / f; /* ratio(x, q, zero) */
+		bool narrow = x->y->pol->reclaim_rule == FW_RECLAIM_NARROW;
+		x->lr[q] = q != t && (!narrow || r < least_below(x, t)) && (over_below(x, t) || d < f);
+		x->lr_top[q] = t;
+		x->lr_gen[q] = x->gen;
+	}
+	*top = x->lr_top[q];
+	return x->lr[q];
 }
 
 /* Why v may be evicted for p, or NONE. */
-static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
+static enum fw_reason eligible(struct rc *x, int32_t p, int32_t v)
 {
 	const struct fw_snapshot *s = x->y->s;
 	const struct fw_job *pj = &s->jobs[p], *vj = &s->jobs[v];
@@ -315,19 +399,13 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		return FW_REASON_MODEL_RECLAIMED;
 	if (x->claiming)
 		return FW_REASON_NONE;
-	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue])
+	p_side(x, p);
+	if (x->ps_above)
 		return FW_REASON_NONE;
-	int32_t top = common(x, vj->queue, pj->queue);
-	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj, top))
-		return FW_REASON_RECLAIMED;
-	struct fw_res use = fw__job_use(s, vj), plus = fw_res_sub(fw_res_zero(), fw_job_request(pj));
-	for (int32_t q = vj->queue; q >= 0 && q != top; q = s->queues[q].parent)
-		if (qdom(x, q, use) < x->fair_dom[q])
-			return FW_REASON_NONE;
-	for (int32_t q = pj->queue; q >= 0 && q != top; q = s->queues[q].parent)
-		if (qdom(x, q, plus) > x->fair_dom[q] + 1e-9)
-			return FW_REASON_NONE; /* it would take more than its share back */
-	return FW_REASON_RECLAIMED;
+	int32_t top;
+	if (leaf_refuses(x, vj->queue, pj->queue, &top))
+		return FW_REASON_NONE;
+	return v_side(x, vj, top, least_below(x, top), over_below(x, top));
 }
 
 /* May v move to make room for gang p?  A single-task job not moved or
@@ -366,6 +444,7 @@ static void sim(struct rc *x, int32_t v, bool out)
 	const struct fw_task_alloc *t = y->s->allocs + j->alloc_first;
 	struct fw_res use = fw__job_use(y->s, j);
 
+	x->gen++; /* y->alloc moves: p_side's memo is stale */
 	if (out) {
 		struct ev e = { .end = 0, .job = v, .tasks = t, .ntasks = j->alloc_count };
 		fw__resv_release(&y->c, j, &e);
@@ -413,7 +492,9 @@ static int build_cands(struct rc *x)
 {
 	const struct fw_snapshot *s = x->y->s;
 
-	x->cand = FW_ARENA_NEW(x->y->a, struct cand, s->njobs + 1);
+	/* written before read (only cand[0 .. ncand) is): no zeroing of
+	 * 24 bytes per job */
+	x->cand = FW_ARENA_RAW(x->y->a, struct cand, s->njobs + 1);
 	if (!x->cand)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
@@ -553,6 +634,7 @@ static int gather(struct rc *x, int32_t p, int64_t need)
 	int rc = 0;
 
 	x->idled = false;
+	x->gen++; /* p_side: y->alloc may have moved since the last sweep */
 	for (int pass = 0; pass < MAX_PASSES && idle && rc == 0; pass++) {
 		rc = gather_pass(x, p, need, &idle);
 		x->idled = x->idled || (rc == 0 && x->nidle > 0);
@@ -688,6 +770,7 @@ static void count_victim(struct rc *x, int32_t i, int64_t need)
 static void rank_domains(struct rc *x, int32_t p, int64_t need)
 {
 	x->ntop = 0;
+	x->gen++; /* p_side: y->alloc may have moved since the last sweep */
 	for (int32_t i = 0; i < x->ncand; i++) {
 		int32_t v = x->cand[i].job;
 		if (x->ntop == MAX_DOMAINS && x->cand[i].work >= x->top[MAX_DOMAINS - 1].work)
@@ -983,6 +1066,20 @@ static int depth_init(struct rc *x)
 	return FW_OK;
 }
 
+/* eligible's per-queue memos (p_side, leaf_refuses); none made yet. */
+static int memo_alloc(struct rc *x)
+{
+	size_t n = (size_t)x->y->s->nqueues + 1;
+
+	x->ps_p = -1;
+	x->ps_hi = FW_ARENA_NEW(x->y->a, double, n);
+	x->ps_over = FW_ARENA_NEW(x->y->a, bool, n);
+	x->lr_gen = FW_ARENA_NEW(x->y->a, uint32_t, n); /* 0: gen is past it before any is made */
+	x->lr = FW_ARENA_NEW(x->y->a, bool, n);
+	x->lr_top = FW_ARENA_NEW(x->y->a, int32_t, n);
+	return x->ps_hi && x->ps_over && x->lr_gen && x->lr && x->lr_top ? FW_OK : FW_ENOMEM;
+}
+
 static int rc_init(struct rc *x, struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -1023,7 +1120,7 @@ static int rc_init(struct rc *x, struct cyc *y)
 			f.v[r] = (int64_t)llround(y->share[q].fair[r]);
 		x->fair_dom[q] = fw_res_dominant_share(f, y->c.capacity);
 	}
-	if (depth_init(x) != FW_OK)
+	if (depth_init(x) != FW_OK || memo_alloc(x) != FW_OK)
 		return FW_ENOMEM;
 	return build_cands(x);
 }
@@ -1232,6 +1329,7 @@ static int32_t could_take(struct rc *x, int32_t p)
 	int32_t got = 0, all = below ? FW_UNTRIED_RECLAIM | FW_UNTRIED_PREEMPT : FW_UNTRIED_PREEMPT;
 
 	x->nclaim = fw__mdes_need(x->y, p, x->claim_model, x->claim_gpus);
+	x->gen++; /* p_side: y->alloc may have moved since the last sweep */
 	for (int32_t i = 0; i < x->ncand && got != all; i++) {
 		int32_t v = x->cand[i].job;
 		if (x->y->evicted[v] || (x->held && x->held[v]))
