@@ -17,6 +17,7 @@
 #define FAIRWAY_SLURM_DRIVER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "fairway/fairway.h"
 #include "fwslurm.h"
@@ -28,6 +29,11 @@ struct fw_slurm_loop {
 	const struct fw_policy_ops *pol;
 	struct fw_arena arena;
 	bool quiet;                           /* no per-cycle line */
+	FILE *say;                            /* where the notes go (usage,
+					       * budgets, imported accounts):
+					       * stdout under run, stderr
+					       * under plan, whose stdout is
+					       * the plan */
 	double cycle_ms;                      /* last fw_cycle_run */
 	int nstarts;                          /* last plan's starts */
 	bool usage_slurm;                     /* read Slurm's decayed usage */

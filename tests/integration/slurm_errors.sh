@@ -11,6 +11,18 @@
 #                           slurmctld"
 #   unreachable_no_change   ... and nothing changed in the real cluster
 #   no_slurm_conf           no SLURM_CONF and no conf=: exit 2, says so
+#   dry_run_plans           `fairway-slurm plan` (the dry run): the plan
+#                           table starts the 3 held jobs and says nothing
+#                           was changed; the job of an account no queue
+#                           names is listed held, with why
+#   dry_run_no_change       ... and Slurm's jobs (priority, comment),
+#                           nodes and reservations are exactly as before
+#   dry_run_json            plan --json: 3 start decisions, actions.start
+#                           3, a comment per waiting job, notPlanned with
+#                           the other account's job, dryRun true; stdout
+#                           is the JSON alone
+#   dry_run_unreachable     plan against a controller that is not there:
+#                           exit 1, "cannot reach slurmctld", no change
 #   valid_config_acts       the same jobs start once the config is valid
 #   unchanged_not_reread    on a quiet cluster later cycles are answered
 #                           "no change" by slurmctld for every class
@@ -25,6 +37,7 @@ state() {
 }
 
 submit 3 team_a 2
+stray=$(sbatch --parsable -A nosuch --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
 before=$(state)
 
 # ------------------------------------------------------------ bad config
@@ -62,6 +75,42 @@ if [ $rc = 2 ] && grep -q "no Slurm configuration" "$T/out"; then
 	ok no_slurm_conf
 else
 	bad no_slurm_conf "exit $rc: $(cat "$T/out")"
+fi
+
+# ------------------------------------------------------------ dry run
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc = 0 ] && grep -q '^STARTED (3)$' "$T/out" &&
+	grep -q "dry run: nothing was changed in Slurm.  fairway-slurm run would apply 3 start" "$T/out" &&
+	grep -q "^  $stray .*not_plannable: account 'nosuch' is no fairway queue: held" "$T/out"; then
+	ok dry_run_plans
+else
+	bad dry_run_plans "exit $rc: $(cat "$T/out" "$T/err")"
+fi
+sleep 2 # a release would show by now: Slurm starts a released job at its next 1 s tick
+[ "$(state)" = "$before" ] && ok dry_run_no_change || bad dry_run_no_change "Slurm state changed: $(diff <(echo "$before") <(state))"
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" --json >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc = 0 ] && python3 - "$T/out" "$stray" <<'PY'; then
+import json, sys
+o = json.load(open(sys.argv[1]))
+starts = [d for d in o["decisions"] if d["kind"] == "start"]
+assert o["dryRun"] is True and len(starts) == 3 and o["actions"]["start"] == 3, o
+assert all(c["comment"].startswith("fairway: ") for c in o["comments"]), o["comments"]
+np = o["notPlanned"]
+assert [j["job"] for j in np] == [sys.argv[2]] and np[0]["account"] == "nosuch", np
+assert np[0]["reason"] == "not_plannable" and "no fairway queue" in np[0]["message"], np
+PY
+	ok dry_run_json
+else
+	bad dry_run_json "exit $rc: $(head -c 600 "$T/out") $(cat "$T/err")"
+fi
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" --opt "conf=$T/lab/etc/unreachable.conf" >"$T/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "cannot reach slurmctld" "$T/out" && [ "$(state)" = "$before" ]; then
+	ok dry_run_unreachable
+else
+	bad dry_run_unreachable "exit $rc: $(cat "$T/out")"
 fi
 
 # ------------------------------------------------------------ and then valid
