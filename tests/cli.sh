@@ -3059,6 +3059,8 @@ if [ -x "$SL" ]; then
 	expect "slurm-plan-json-bare" 2 "--json takes no value" "$SL" plan --config x --json=1
 	expect "slurm-unknown-policy-lists" 2 "unknown policy 'fairwya' (did you mean 'fairway'?) (policies: fairway, fifo" \
 		"$SL" plan --config examples/cluster.yaml --policy fairwya
+	expect "slurm-no-conf-names-opt" 2 "no Slurm configuration: set SLURM_CONF=/etc/slurm/slurm.conf (its path) or pass --opt conf=PATH" \
+		env -u SLURM_CONF "$SL" ping
 	expect "slurm-plan-needs-config" 2 "plan needs --config FILE: fairway's YAML" env -u SLURM_CONF "$SL" plan
 	SLT=$(mktemp -d)
 	expect "serve-slurm-backend-opt-error-names-backend-opt" 2 \

@@ -10,6 +10,12 @@
 #                           slurmctld: exit 1 within 5 s, "cannot reach
 #                           slurmctld"
 #   unreachable_no_change   ... and nothing changed in the real cluster
+#   unreachable_says_check  ... and says what to check (is slurmctld
+#                           running, SlurmctldHost/SlurmctldPort)
+#   bad_partition           --opt partitions=gpus (no such partition):
+#                           exit 2 naming the option, the name and Slurm's
+#                           partitions; no change (it managed no node, and
+#                           said nothing)
 #   no_slurm_conf           no SLURM_CONF and no conf=: exit 2, says so
 #   dry_run_plans           `fairway-slurm plan` (the dry run): the plan
 #                           table starts the 3 held jobs and says nothing
@@ -26,6 +32,8 @@
 #   valid_config_acts       the same jobs start once the config is valid
 #   unchanged_not_reread    on a quiet cluster later cycles are answered
 #                           "no change" by slurmctld for every class
+#   munge_down_named        munged stopped: ping exits 1 and names munge
+#                           (it said only "cannot reach slurmctld")
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_errors
 lab_up 4
@@ -67,6 +75,18 @@ else
 	bad unreachable_message "exit $rc after $((SECONDS - start)) s: $(cat "$T/out")"
 fi
 [ "$(state)" = "$before" ] && ok unreachable_no_change || bad unreachable_no_change "Slurm state changed"
+grep -q "is slurmctld running? .scontrol ping. asks it; SlurmctldHost and SlurmctldPort" "$T/out" &&
+	ok unreachable_says_check || bad unreachable_says_check "$(cat "$T/out")"
+
+# ------------------------------------------------------------ no such partition
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" --opt partitions=gpu:gpus >"$T/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q "error: --opt: field partitions: no partition 'gpus' in Slurm (it has: gpu; sinfo -s lists them)" "$T/out" &&
+	[ "$(state)" = "$before" ]; then
+	ok bad_partition
+else
+	bad bad_partition "exit $rc: $(cat "$T/out")"
+fi
 
 # ------------------------------------------------------------ no conf
 env -u SLURM_CONF "$FWS" ping >"$T/out" 2>&1
@@ -131,5 +151,16 @@ if [ -n "$first" ] && [ -n "$last" ] && ((last - first == 12)); then
 	ok unchanged_not_reread
 else
 	bad unchanged_not_reread "unchanged loads: cycle 4 '$first', cycle 7 '$last' (want +12: 4 classes x 3 cycles); $(tail -2 "$T/out")"
+fi
+
+# ------------------------------------------------------------ munge down (last: the lab has no munge after it)
+kill -TERM "$(cat "$T/lab/run/munged.pid")"
+wait_until 10 '! test -S "$T/lab/munge/munge.socket"'
+"$FWS" ping >"$T/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "cannot reach slurmctld: .*most often for munge, which signs every RPC: is munged running" "$T/out"; then
+	ok munge_down_named
+else
+	bad munge_down_named "exit $rc: $(cat "$T/out")"
 fi
 finish
