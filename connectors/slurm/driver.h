@@ -41,6 +41,8 @@ struct fw_slurm_loop {
 	int usage_rc;                         /* last read's outcome */
 	uint64_t budget_gen;                  /* the budget note last printed
 					       * (fw_slurm_budget_note) */
+	uint32_t hook_said[2];                /* the unheld and stray jobs
+					       * last warned of (0: none) */
 };
 
 /* 0 = FW_OK; FW_EINVARIANT when the plan broke an invariant. */

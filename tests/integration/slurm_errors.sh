@@ -32,6 +32,14 @@
 #   valid_config_acts       the same jobs start once the config is valid
 #   unchanged_not_reread    on a quiet cluster later cycles are answered
 #                           "no change" by slurmctld for every class
+#   hook_agrees_quiet       jobs held by job_submit.lua in the managed
+#                           partition: plan warns of nothing
+#   hook_mismatch_warned    partitions=gpu2 (a partition the hook does not
+#                           hold) and a job held by the hook in gpu: plan
+#                           warns of the gpu2 job that arrived not held
+#                           (Slurm may start it itself) and of the gpu job
+#                           that stays held for ever, each named, with the
+#                           fix (both were silent)
 #   munge_down_named        munged stopped: ping exits 1 and names munge
 #                           (it said only "cannot reach slurmctld")
 . "$(dirname "$0")/../slurm/lib.sh"
@@ -151,6 +159,23 @@ if [ -n "$first" ] && [ -n "$last" ] && ((last - first == 12)); then
 	ok unchanged_not_reread
 else
 	bad unchanged_not_reread "unchanged loads: cycle 4 '$first', cycle 7 '$last' (want +12: 4 classes x 3 cycles); $(tail -2 "$T/out")"
+fi
+
+# ------------------------------------------------------------ job_submit.lua and partitions= disagree
+held=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1') # gpu: the hook holds it
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" >"$T/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && ! grep -q "warning" "$T/out"; then ok hook_agrees_quiet; else bad hook_agrees_quiet "exit $rc: $(grep warning "$T/out")"; fi
+scontrol create PartitionName=gpu2 Nodes=gpu004 DefaultTime=00:10:00 State=UP
+unheld=$(sbatch --parsable -p gpu2 -A team_a --gres=gpu:1 -t 1 --begin=now+3600 -o /dev/null --wrap 'sleep 1')
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" --opt partitions=gpu2 >"$T/out" 2>&1
+rc=$?
+if [ $rc = 0 ] &&
+	grep -q "warning: 1 pending job of the managed partitions arrived not held (job $unheld of partition gpu2: .*install contrib/slurm/job_submit.lua .*with gpu2 in its MANAGED table" "$T/out" &&
+	grep -q "warning: 1 job held by job_submit.lua in a partition fairway does not manage (job $held of partition gpu: .*stays held for ever.*--opt partitions=...:gpu" "$T/out"; then
+	ok hook_mismatch_warned
+else
+	bad hook_mismatch_warned "exit $rc: $(cat "$T/out")"
 fi
 
 # ------------------------------------------------------------ munge down (last: the lab has no munge after it)
