@@ -3061,6 +3061,10 @@ if [ -x "$SL" ]; then
 		"$SL" plan --config examples/cluster.yaml --policy fairwya
 	expect "slurm-no-conf-names-opt" 2 "no Slurm configuration: set SLURM_CONF=/etc/slurm/slurm.conf (its path) or pass --opt conf=PATH" \
 		env -u SLURM_CONF "$SL" ping
+	# a YAML's nodes: and jobs: are Slurm's under fairway-slurm: said, not
+	# dropped unsaid (the note comes before Slurm is contacted)
+	expect "slurm-config-nodes-jobs-noted" 2 "examples/cluster.yaml: its nodes: (18) and jobs: (" \
+		env -u SLURM_CONF "$SL" plan --config examples/cluster.yaml
 	expect "slurm-plan-needs-config" 2 "plan needs --config FILE: fairway's YAML" env -u SLURM_CONF "$SL" plan
 	SLT=$(mktemp -d)
 	expect "serve-slurm-backend-opt-error-names-backend-opt" 2 \

@@ -647,6 +647,10 @@ static int setup(struct args *a, struct loop *l, FILE *say)
 			       fw_cli_hint(a->policy, fw_policy_names(), hint, sizeof hint), policy_list(names, sizeof names)), 2;
 	if ((rc = load_config(a->cmd, a->config, &base)) != 0)
 		return rc;
+	if (base->nnodes || base->njobs) /* the skeleton takes neither: they were dropped unsaid */
+		fprintf(say, "fairway-slurm: note: %s: its nodes: (%d) and jobs: (%d) are not used: nodes and jobs come "
+			     "from Slurm (only its queues, scheduler and topology levels are read; docs/slurm.md)\n",
+			a->config, (int)base->nnodes, (int)base->njobs);
 	l->usage_slurm = !a->usage_config && !opt_usage_own(a->opt); /* --opt usage=own says the same; read
 								       * before open_slurm parses a->opt in place */
 	if ((rc = open_slurm(a, &l->h)) != 0) {
