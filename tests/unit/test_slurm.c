@@ -152,6 +152,22 @@ TEST(plan_to_actions_and_notes)
 	fw_snapshot_free(s);
 }
 
+/* A job that can never start as asked says what would start it: its
+ * Slurm comment is all its user reads. */
+TEST(a_never_fitting_job_is_told_what_to_change)
+{
+	struct fw_backend_note e = { .reason = FW_REASON_TOPOLOGY, .expected_start = FW_TIME_UNKNOWN,
+				     .unknown_why = FW_REASON_NEVER_FITS };
+	char buf[200];
+
+	fw_slurm_note_text(&e, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: waiting: topology; start unknown (never_fits): as asked it never fits this cluster; "
+			   "ask for fewer GPUs or nodes, or drop --switches, --constraint or a GPU type");
+	e.unknown_why = FW_REASON_BUDGET_SHORT; /* others keep their words */
+	fw_slurm_note_text(&e, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: waiting: topology; start unknown (budget_short)");
+}
+
 /* A node reported unhealthy: the drain's reason (Slurm's node Reason,
  * "fairway: <why>") and the eviction of the job on it name the node and
  * the job, not their indices in the snapshot. */
@@ -2843,7 +2859,7 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between
 	  each_node_of_a_reservation_counts_from_its_own_return, a_maintenance_window_after_a_gap_keeps_long_jobs_off,
 	  a_requeued_job_waits_for_its_begin_time,
 	  libslurm_calls_are_serialized_one_at_a_time, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
-	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
+	  plan_to_actions_and_notes, a_never_fitting_job_is_told_what_to_change, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
 	  every_job_gets_its_own_answer, an_exclusive_job_takes_whole_nodes, nodelist_jobs_start_on_exactly_their_nodes,
