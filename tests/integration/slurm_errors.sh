@@ -110,7 +110,7 @@ fi
 rc=$?
 if [ $rc = 0 ] && grep -q '^STARTED (3)$' "$T/out" &&
 	grep -q "dry run: nothing was changed in Slurm.  fairway-slurm run would apply 3 start" "$T/out" &&
-	grep -q "^  $stray .*not_plannable: account 'nosuch' is no fairway queue: held" "$T/out"; then
+	grep -q "^  $stray .*not_plannable: account 'nosuch' is no fairway queue: held (scontrol update jobid=$stray account=NAME, NAME a queue of fairway's YAML" "$T/out"; then
 	ok dry_run_plans
 else
 	bad dry_run_plans "exit $rc: $(cat "$T/out" "$T/err")"

@@ -450,7 +450,8 @@ TEST(a_job_fairway_cannot_place_stops_no_cycle)
 	f.jobs.job_array[2].account = (char *)"nobody";
 	f.h->orphans[0].why = FW__ORPHAN_NO_QUEUE;
 	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[2], text, sizeof text);
-	ASSERT_STR_EQ(text, "fairway: account 'nobody' is no fairway queue: held");
+	ASSERT_STR_EQ(text, "fairway: account 'nobody' is no fairway queue: held (scontrol update jobid=403 account=NAME, "
+			    "NAME a queue of fairway's YAML, lets it be planned)");
 	/* and the cycle runs on it */
 	struct fw_arena ar;
 	struct fw_plan *p = NULL;
@@ -2302,7 +2303,8 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	ASSERT_STR_CONTAINS(a[1].text, "scontrol release 901 lets fairway plan it");
 	ASSERT_STR_EQ(a[2].reason, "not_plannable");
 	ASSERT_STR_EQ(a[2].queue, "nobody");
-	ASSERT_STR_EQ(a[2].text, "account 'nobody' is no fairway queue: held");
+	ASSERT_STR_EQ(a[2].text, "account 'nobody' is no fairway queue: held (scontrol update jobid=902 account=NAME, "
+				 "NAME a queue of fairway's YAML, lets it be planned)");
 	ASSERT_STR_EQ(a[3].reason, "in_reservation");
 	ASSERT_STR_CONTAINS(a[3].text, "asks for Slurm reservation adm (--reservation): fairway releases it into the "
 				       "reservation, and Slurm, not fairway, starts it there");
