@@ -1,6 +1,8 @@
 /*
  * driver.h — the loop of the `fairway-slurm` driver, shared by its `run`
- * command (fairway_slurm.c) and its `bench` command (bench_slurm.c).
+ * command (fairway_slurm.c) and its `bench` command (bench_slurm.c); its
+ * `plan` command (the dry run) makes the same read and cycle, once, and
+ * applies nothing.
  *
  * One call of fw_slurm_loop_cycle() is one cycle of what `fairway serve
  * --backend slurm` does: a skeleton snapshot from the YAML (now, scheduler
