@@ -3037,6 +3037,35 @@ if [ -x "$SL" ]; then
 		env -u SLURM_CONF "$SL" run --config examples/cluster.yaml --opt comments=0
 	expect "slurm-opt-unknown-key-names-opt" 2 "fairway-slurm: error: --opt: field colour: unknown option 'colour'" \
 		env -u SLURM_CONF "$SL" ping --opt colour=red
+	# --opt given twice: both lists count (the second used to replace the
+	# first, so a bad key before a good one went unread)
+	expect "slurm-opt-twice-both-read" 2 "fairway-slurm: error: --opt: field colour: unknown option 'colour'" \
+		env -u SLURM_CONF "$SL" ping --opt colour=red --opt partitions=gpu
+	# the dry run, and the words and flags each command takes (a word or
+	# flag a command did not take was ignored)
+	expect "slurm-help-plan-dry-run" 0 "plan is a dry run" "$SL" --help
+	expect "slurm-run-extra-word" 2 "run takes no NODE or other word" "$SL" run --config x gpu001
+	expect "slurm-plan-extra-word" 2 "plan takes no NODE or other word" "$SL" plan --config x now
+	expect "slurm-resume-no-node" 2 "resume takes a NODE: fairway-slurm resume gpu001 (got 0 words after resume)" \
+		"$SL" resume
+	expect "slurm-drain-no-reason" 2 "drain takes a NODE and a REASON" "$SL" drain gpu001
+	expect "slurm-drain-three-words" 2 "(got 3 words after drain)" "$SL" drain gpu001 bad fan
+	expect "slurm-unknown-command-hint" 2 "unknown command 'plna' (did you mean 'plan'?)" "$SL" plna --config x
+	expect "slurm-json-is-plans" 2 "--json is not run's: run takes --config, --policy, --usage, --interval" \
+		"$SL" run --config x --json
+	expect "slurm-plan-no-interval" 2 "--interval is not plan's: plan takes --config, --policy, --usage, --json, --opt" \
+		"$SL" plan --config x --interval 2
+	expect "slurm-ping-no-config" 2 "--config is not ping's: ping takes --opt" "$SL" ping --config x
+	expect "slurm-plan-json-bare" 2 "--json takes no value" "$SL" plan --config x --json=1
+	expect "slurm-unknown-policy-lists" 2 "unknown policy 'fairwya' (did you mean 'fairway'?) (policies: fairway, fifo" \
+		"$SL" plan --config examples/cluster.yaml --policy fairwya
+	expect "slurm-no-conf-names-opt" 2 "no Slurm configuration: set SLURM_CONF=/etc/slurm/slurm.conf (its path) or pass --opt conf=PATH" \
+		env -u SLURM_CONF "$SL" ping
+	# a YAML's nodes: and jobs: are Slurm's under fairway-slurm: said, not
+	# dropped unsaid (the note comes before Slurm is contacted)
+	expect "slurm-config-nodes-jobs-noted" 2 "examples/cluster.yaml: its nodes: (18) and jobs: (" \
+		env -u SLURM_CONF "$SL" plan --config examples/cluster.yaml
+	expect "slurm-plan-needs-config" 2 "plan needs --config FILE: fairway's YAML" env -u SLURM_CONF "$SL" plan
 	SLT=$(mktemp -d)
 	expect "serve-slurm-backend-opt-error-names-backend-opt" 2 \
 		"backend slurm: --backend-opt: field comments: comments=0: expected a whole number" \

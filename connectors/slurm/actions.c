@@ -74,8 +74,15 @@ void fw_slurm_note_text(const struct fw_backend_note *e, char *buf, size_t n)
 	struct tm tm;
 
 	if (e->expected_start == FW_TIME_UNKNOWN) {
-		snprintf(buf, n, "fairway: waiting: %s; start unknown (%s)",
-			 fw_reason_name(e->reason), fw_reason_name(e->unknown_why));
+		/* never_fits: no wait ends it, so the comment says what
+		 * would (its user read "start unknown (never_fits)" and
+		 * waited for ever) */
+		snprintf(buf, n, "fairway: waiting: %s; start unknown (%s)%s", fw_reason_name(e->reason),
+			 fw_reason_name(e->unknown_why),
+			 e->unknown_why == FW_REASON_NEVER_FITS
+				 ? ": as asked it never fits this cluster; ask for fewer GPUs or nodes, or drop "
+				   "--switches, --constraint or a GPU type"
+				 : "");
 		return;
 	}
 	t = (time_t)((e->expected_start + 59) / 60 * 60);

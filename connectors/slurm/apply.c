@@ -1006,7 +1006,9 @@ static void request_text(const struct fw__orphan *o, const slurm_job_info_t *j, 
 {
 	switch (o->why) {
 	case FW__ORPHAN_NO_QUEUE:
-		snprintf(buf, len, "fairway: account '%.60s' is no fairway queue: held", j->account ? j->account : "");
+		snprintf(buf, len, "fairway: account '%.60s' is no fairway queue: held (scontrol update jobid=%u "
+			 "account=NAME, NAME a queue of fairway's YAML, lets it be planned)",
+			 j->account ? j->account : "", (unsigned)j->job_id);
 		break;
 	case FW__ORPHAN_GPUS:
 		snprintf(buf, len, "fairway: asks %d GPUs per node, and fairway places at most %d "

@@ -1018,19 +1018,45 @@ static void count_busy(struct build *b, const job_info_msg_t *m)
 	}
 }
 
+/* job_submit.lua and partitions= disagree on a pending job (fwslurm.h
+ * fw_slurm_stats.unheld, .stray): counted, the first of each kept, for
+ * the drivers to say once (fairway-slurm). */
+static void note_hook(int32_t *n, uint32_t *first, char *part, size_t size, const slurm_job_info_t *j)
+{
+	if ((*n)++ == 0 || j->job_id < *first) {
+		*first = j->job_id;
+		snprintf(part, size, "%s", fw__set(j->partition) ? j->partition : "");
+	}
+}
+
+static void hook_check(struct fw_slurm *h, const slurm_job_info_t *j, bool managed)
+{
+	struct fw_slurm_stats *st = &h->st;
+
+	if (!fw__job_pending(j))
+		return;
+	if (managed && j->priority != 0 && !(j->req_nodes && *j->req_nodes) && !fw__set(j->resv_name))
+		note_hook(&st->unheld, &st->unheld_job, st->unheld_part, sizeof st->unheld_part, j);
+	else if (!managed && j->priority == 0 && fw__set(j->comment) && !strncmp(j->comment, "fairway: ", 9) &&
+		 strncmp(j->comment, FW__USER_HOLD_MARK, strlen(FW__USER_HOLD_MARK))) /* a user's hold is the user's */
+		note_hook(&st->stray, &st->stray_job, st->stray_part, sizeof st->stray_part, j);
+}
+
 static int build_jobs(struct build *b)
 {
 	const job_info_msg_t *m = b->h->jobs;
 	int rc = FW_OK;
 
+	b->h->st.unheld = b->h->st.stray = 0;
 	count_busy(b, m);
 	for (uint32_t i = 0; i < m->record_count && rc == FW_OK; i++)
 		if (fw__job_running(&m->job_array[i]))
 			rc = running_job(b, &m->job_array[i]);
 	for (uint32_t i = 0; i < m->record_count && rc == FW_OK; i++) {
 		const slurm_job_info_t *j = &m->job_array[i];
-		bool placed = false;
-		if (!fw__job_pending(j) || !fw__slurm_managed(b->h, j->partition))
+		bool placed = false, managed = fw__slurm_managed(b->h, j->partition);
+		hook_check(b->h, j, managed);
+		if (!fw__job_pending(j) || !managed)
 			continue;
 		/* It asks for a reservation (--reservation): its nodes and
 		 * times are the admin's, and only Slurm admits a job to them

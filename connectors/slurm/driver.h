@@ -1,6 +1,8 @@
 /*
  * driver.h — the loop of the `fairway-slurm` driver, shared by its `run`
- * command (fairway_slurm.c) and its `bench` command (bench_slurm.c).
+ * command (fairway_slurm.c) and its `bench` command (bench_slurm.c); its
+ * `plan` command (the dry run) makes the same read and cycle, once, and
+ * applies nothing.
  *
  * One call of fw_slurm_loop_cycle() is one cycle of what `fairway serve
  * --backend slurm` does: a skeleton snapshot from the YAML (now, scheduler
@@ -17,6 +19,7 @@
 #define FAIRWAY_SLURM_DRIVER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "fairway/fairway.h"
 #include "fwslurm.h"
@@ -28,6 +31,11 @@ struct fw_slurm_loop {
 	const struct fw_policy_ops *pol;
 	struct fw_arena arena;
 	bool quiet;                           /* no per-cycle line */
+	FILE *say;                            /* where the notes go (usage,
+					       * budgets, imported accounts):
+					       * stdout under run, stderr
+					       * under plan, whose stdout is
+					       * the plan */
 	double cycle_ms;                      /* last fw_cycle_run */
 	int nstarts;                          /* last plan's starts */
 	bool usage_slurm;                     /* read Slurm's decayed usage */
@@ -35,6 +43,8 @@ struct fw_slurm_loop {
 	int usage_rc;                         /* last read's outcome */
 	uint64_t budget_gen;                  /* the budget note last printed
 					       * (fw_slurm_budget_note) */
+	uint32_t hook_said[2];                /* the unheld and stray jobs
+					       * last warned of (0: none) */
 };
 
 /* 0 = FW_OK; FW_EINVARIANT when the plan broke an invariant. */

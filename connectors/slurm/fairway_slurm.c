@@ -7,11 +7,20 @@
  * The tests (tests/integration/slurm_*.sh) and the benchmark
  * (bench/bench_slurm.sh) drive a real local cluster with it.
  *
+ * `plan` is the dry run an administrator starts with: the same read and
+ * the same cycle, once, printed as `fairway plan` prints a plan (the
+ * table, or --json), then what the apply would do (its RPCs by kind, the
+ * comments it would write) and the jobs the read left held (aside.c),
+ * and nothing applied: no update, requeue, kill, reservation, drain or
+ * comment reaches slurmctld.  Its notes (usage, budgets, imported
+ * accounts) go to stderr, so its stdout is the plan alone.
+ *
  * Exit codes: 0 done; 2 bad usage or a bad fairway config (the message
  * names the file, line and field; Slurm is not contacted); 1 Slurm is
  * unreachable or refused us; 3 the plan broke an invariant (a bug).
  */
 #include <errno.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +33,12 @@
 #include "fwconfig.h"
 #include "driver.h"
 #include "fwslurm.h"
+#include "render.h"
 
 static const char usage[] =
-	"usage: fairway-slurm run --config FILE [--policy NAME] [--interval S]\n"
+	"usage: fairway-slurm plan --config FILE [--policy NAME] [--json]\n"
+	"                          [--opt conf=PATH,partitions=A:B] [--usage slurm|config]\n"
+	"       fairway-slurm run --config FILE [--policy NAME] [--interval S]\n"
 	"                         [--cycles N] [--opt conf=PATH,partitions=A:B,comments=N]\n"
 	"                         [--usage slurm|config] [--quiet]\n"
 	"       fairway-slurm drain NODE REASON | resume NODE   [--opt ...]\n"
@@ -37,8 +49,12 @@ static const char usage[] =
 	"FILE is fairway's YAML: its queue tree (Slurm accounts name leaf\n"
 	"queues), scheduler settings and topology levels; nodes and jobs come\n"
 	"from Slurm.  The Slurm configuration is $SLURM_CONF or conf=PATH.\n"
-	"--interval S (default 1) between cycles; --cycles N stops after N\n"
-	"(default: run until SIGINT/SIGTERM).  --usage slurm (default): fair\n"
+	"plan is a dry run, where to start on a new cluster: one read of Slurm\n"
+	"and one cycle, printed job by job as `fairway plan` prints it (--json:\n"
+	"the same as JSON), with the RPCs and comments run would make and the\n"
+	"jobs fairway leaves held, and why; nothing is changed in Slurm.\n"
+	"run applies a plan every --interval S (default 1); --cycles N stops\n"
+	"after N (default: run until SIGINT/SIGTERM).  --usage slurm (default): fair\n"
 	"share reads each account's and user's decayed GPU usage from Slurm\n"
 	"(what sshare shows; needs PriorityType=priority/multifactor, slurmdbd,\n"
 	"AccountingStorageEnforce with limits and gres/gpu in\n"
@@ -47,8 +63,15 @@ static const char usage[] =
 	"GrpTRESMins on gres/gpu is its queue's gpuHourBudget (minutes / 60)\n"
 	"unless the YAML gives it one, and AccountingStorageEnforce=safe turns\n"
 	"budgetSafe on (read every 30 s; printed once per change).  bench: see\n"
-	"bench/bench_slurm.sh.\n"
-	"A value may follow its flag or be joined to it (--config=FILE).\n";
+	"bench/bench_slurm.sh.  --opt may be given more than once; its lists\n"
+	"are joined (--opt conf=PATH --opt partitions=gpu).\n"
+	"A value may follow its flag or be joined to it (--config=FILE).\n"
+	"\n"
+	"Examples:\n"
+	"  SLURM_CONF=/etc/slurm/slurm.conf fairway-slurm ping\n"
+	"  fairway-slurm plan --config fairway.yaml     # what fairway would do; changes nothing\n"
+	"  fairway-slurm plan --config fairway.yaml --json | jq '.decisions'\n"
+	"  fairway-slurm run --config fairway.yaml --opt partitions=gpu:gpu2\n";
 
 static volatile sig_atomic_t stop_flag; /* set by SIGINT/SIGTERM only */
 
@@ -65,7 +88,29 @@ struct args {
 	double interval;
 	long cycles;
 	bool quiet;
+	bool json;              /* plan --json */
+	int extra;              /* words past the second */
+	unsigned given;         /* the FW__F_ flags given */
 };
+
+/* The flags that belong to some commands only (--opt and --help are
+ * every command's). */
+#define FW_SLURM_FLAGS(X)     \
+	X(CONFIG, "--config") \
+	X(POLICY, "--policy") \
+	X(USAGE, "--usage")   \
+	X(JSON, "--json")     \
+	X(INTERVAL, "--interval") \
+	X(CYCLES, "--cycles") \
+	X(QUIET, "--quiet")
+#define FW__F_BIT(u, f) FW__FB_##u,
+enum { FW_SLURM_FLAGS(FW__F_BIT) FW__FB_COUNT };
+#define FW__F_MASK(u, f) FW__F_##u = 1u << FW__FB_##u,
+enum { FW_SLURM_FLAGS(FW__F_MASK) };
+#define FW__F_NAME(u, f) f,
+static const char *const flag_names[] = { FW_SLURM_FLAGS(FW__F_NAME) NULL };
+#define FW__F_PLAN (FW__F_CONFIG | FW__F_POLICY | FW__F_USAGE | FW__F_JSON)
+#define FW__F_RUN (FW__F_CONFIG | FW__F_POLICY | FW__F_USAGE | FW__F_INTERVAL | FW__F_CYCLES | FW__F_QUIET)
 
 /* --interval S: seconds in (0, 1 day]; --cycles N: 1..1e9.  0 or 2. */
 static int number(const char *flag, const char *v, double lo, double hi, bool whole, double *out)
@@ -88,8 +133,8 @@ static int number(const char *flag, const char *v, double lo, double hi, bool wh
  * was probably meant to be, and the usage; exit status 2. */
 static int unknown_option(const char *o)
 {
-	static const char *const flags[] = { "--help", "--quiet", "--config", "--policy", "--interval", "--cycles",
-					     "--opt", "--usage", NULL };
+	static const char *const flags[] = { "--help", "--quiet", "--json", "--config", "--policy", "--interval",
+					     "--cycles", "--opt", "--usage", NULL };
 	char hint[96];
 
 	fprintf(stderr, "fairway-slurm: error: unknown option or missing value: %s%s\n%s", o,
@@ -97,11 +142,26 @@ static int unknown_option(const char *o)
 	return 2;
 }
 
+/* --opt LIST, once or more: the lists joined by commas, as one. */
+static int add_opt(struct args *a, const char *v)
+{
+	size_t at = strlen(a->opt);
+	int w = snprintf(a->opt + at, sizeof a->opt - at, "%s%s", at ? "," : "", v);
+
+	if (w < 0 || (size_t)w >= sizeof a->opt - at)
+		return fprintf(stderr, "fairway-slurm: error: --opt: the options given come to more than %zu bytes; "
+				       "give each option once\n", sizeof a->opt - 1), 2;
+	return 0;
+}
+
 /* One option with its value v (joined or the next word); 0, or 2. */
 static int option(struct args *a, const char *o, const char *v)
 {
 	double x;
 
+	for (int k = 0; flag_names[k]; k++)
+		if (!strcmp(o, flag_names[k]))
+			a->given |= 1u << k;
 	if (!strcmp(o, "--config"))
 		a->config = v;
 	else if (!strcmp(o, "--policy"))
@@ -111,7 +171,7 @@ static int option(struct args *a, const char *o, const char *v)
 	else if (!strcmp(o, "--cycles"))
 		return number(o, v, 1, 1e9, true, &x) ? 2 : (a->cycles = (long)x, 0);
 	else if (!strcmp(o, "--opt"))
-		snprintf(a->opt, sizeof a->opt, "%s", v);
+		return add_opt(a, v);
 	else if (!strcmp(o, "--usage") && (!strcmp(v, "slurm") || !strcmp(v, "config")))
 		a->usage_config = !strcmp(v, "config");
 	else if (!strcmp(o, "--usage"))
@@ -122,9 +182,70 @@ static int option(struct args *a, const char *o, const char *v)
 	return 0;
 }
 
+/* The commands, each with the words it takes after its name and the
+ * flags that are its alone: a word or flag a command does not take is
+ * refused (it was ignored: `run --config F gpu001`, `plan` with --quiet
+ * or --interval, `run --json`), with what the command takes. */
+#define FW_SLURM_CMDS(X)                                                                                     \
+	X(plan, 0, FW__F_PLAN, "plan takes no NODE or other word: fairway-slurm plan --config FILE [--json]")  \
+	X(run, 0, FW__F_RUN, "run takes no NODE or other word: fairway-slurm run --config FILE")               \
+	X(drain, 2, 0, "drain takes a NODE and a REASON: fairway-slurm drain gpu001 \"bad fan\"")              \
+	X(resume, 1, 0, "resume takes a NODE: fairway-slurm resume gpu001")                                    \
+	X(ping, 0, 0, "ping takes no other word: fairway-slurm ping")                                          \
+	X(bench, 2, FW__F_RUN, "bench takes a MODE and N: fairway-slurm bench latency 100 --config FILE")
+#define FW__CMD_NAME(n, words, flags, say) #n,
+static const char *const commands[] = { FW_SLURM_CMDS(FW__CMD_NAME) NULL };
+
+static bool known_command(const char *cmd)
+{
+	for (int k = 0; commands[k]; k++)
+		if (!strcmp(cmd, commands[k]))
+			return true;
+	return false;
+}
+
+/* A flag given that cmd does not take (its mask: ok): the error, naming
+ * the flags it takes; 0 when none. */
+static int check_flags(const char *cmd, unsigned ok, unsigned given)
+{
+	char takes[160] = "";
+
+	if (!(given & ~ok))
+		return 0;
+	for (int k = 0; flag_names[k]; k++)
+		if (ok & (1u << k))
+			snprintf(takes + strlen(takes), sizeof takes - strlen(takes), "%s, ", flag_names[k]);
+	for (int k = 0; flag_names[k]; k++)
+		if (given & ~ok & (1u << k))
+			return fprintf(stderr, "fairway-slurm: error: %s is not %s's: %s takes %s--opt%s\n", flag_names[k],
+				       cmd, cmd, takes, !strcmp(flag_names[k], "--json") ? " (--json is plan's)" : ""),
+			       2;
+	return 0;
+}
+
+static int check_words(const struct args *a)
+{
+	int words = !!a->node + !!a->reason + a->extra;
+	char hint[96];
+
+	if (!known_command(a->cmd))
+		return fprintf(stderr, "fairway-slurm: error: unknown command '%s'%s (commands: plan, run, drain, "
+				       "resume, ping, bench; fairway-slurm --help says what each does)\n", a->cmd,
+			       fw_cli_hint(a->cmd, commands, hint, sizeof hint)), 2;
+#define FW__CMD_CHECK(n, want, flags, say)                                                              \
+	if (!strcmp(a->cmd, #n) && words != want)                                                         \
+		return fprintf(stderr, "fairway-slurm: error: %s (got %d word%s after %s)\n", say, words,     \
+			       words == 1 ? "" : "s", #n), 2;                                              \
+	if (!strcmp(a->cmd, #n))                                                                          \
+		return check_flags(#n, flags, a->given);
+	FW_SLURM_CMDS(FW__CMD_CHECK)
+#undef FW__CMD_CHECK
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct args *a)
 {
-	static const char *const bare[] = { "--help", "-h", "--quiet", NULL };
+	static const char *const bare[] = { "--help", "-h", "--quiet", "--json", NULL };
 	int pos = 0, rc;
 	char why[256];
 
@@ -138,7 +259,9 @@ static int parse(int argc, char **argv, struct args *a)
 		if (!strcmp(o, "--help") || !strcmp(o, "-h"))
 			return fputs(usage, stdout), 1;
 		else if (!strcmp(o, "--quiet"))
-			a->quiet = true;
+			a->quiet = true, a->given |= FW__F_QUIET;
+		else if (!strcmp(o, "--json"))
+			a->json = true, a->given |= FW__F_JSON;
 		else if (o[0] == '-' && (eq || i + 1 < argc)) {
 			if ((rc = option(a, o, eq ? eq : argv[++i])) != 0)
 				return rc;
@@ -151,11 +274,11 @@ static int parse(int argc, char **argv, struct args *a)
 		else if (pos == 2 && ++pos)
 			a->reason = o;
 		else
-			return fprintf(stderr, "fairway-slurm: error: unexpected argument '%s'\n", o), 2;
+			a->extra++;
 	}
 	if (!a->cmd)
 		return fputs(usage, stderr), 2;
-	return 0;
+	return check_words(a);
 }
 
 static int open_slurm(struct args *a, struct fw_slurm **h)
@@ -274,18 +397,18 @@ static void usage_report(struct loop *l, int rc, const struct fw_diag *d, int32_
 	if (rc != FW_OK) {
 		fw_diag_format(d, msg, sizeof msg);
 		if (rc == FW_ENOENT && l->usage_rc != FW_ENOENT)
-			printf("fairway-slurm: fair share uses the config's usage: %s\n", msg);
+			fprintf(l->say, "fairway-slurm: fair share uses the config's usage: %s\n", msg);
 		else if (rc != FW_ENOENT)
 			fprintf(stderr, "fairway-slurm: Slurm's usage not read (the last read stands): %s\n", msg);
-		fflush(stdout);
+		fflush(l->say);
 		return;
 	}
 	if (l->usage_rc != FW_OK)
-		printf("fairway-slurm: fair share reads Slurm's decayed GPU usage every %d s "
+		fprintf(l->say, "fairway-slurm: fair share reads Slurm's decayed GPU usage every %d s "
 		       "(PriorityDecayHalfLife %.1f d; usageHalfLife %.1f d ages it in between)\n",
 		       FW_SLURM_USAGE_PERIOD_S, hl / 86400, b->config.usage_half_life_s / 86400);
 	if (l->quiet)
-		return (void)fflush(stdout);
+		return (void)fflush(l->say);
 	for (int32_t q = 0; q < b->nqueues; q++) {
 		sum += b->queues[q].usage;
 		for (int k = 0; k < 3; k++)
@@ -295,14 +418,14 @@ static void usage_report(struct loop *l, int rc, const struct fw_diag *d, int32_
 				break;
 			}
 	}
-	printf("fairway-slurm: usage from Slurm: %.2f GPU-h (decayed) over %d association%s", sum / 3600, (int)nrows,
+	fprintf(l->say, "fairway-slurm: usage from Slurm: %.2f GPU-h (decayed) over %d association%s", sum / 3600, (int)nrows,
 	       nrows == 1 ? "" : "s");
 	for (int k = 0; k < 3 && top[k] >= 0; k++)
-		printf("%s %s %.2f", k ? "," : "; most:", b->queues[top[k]].name, b->queues[top[k]].usage / 3600);
+		fprintf(l->say, "%s %s %.2f", k ? "," : "; most:", b->queues[top[k]].name, b->queues[top[k]].usage / 3600);
 	if (unmatched)
-		printf("; %d name no queue (left out)", (int)unmatched);
-	printf("\n");
-	fflush(stdout);
+		fprintf(l->say, "; %d name no queue (left out)", (int)unmatched);
+	fprintf(l->say, "\n");
+	fflush(l->say);
 }
 
 /* Slurm's decayed usage into the base (usage.c), now and then every
@@ -339,40 +462,85 @@ static void budget_report(struct loop *l)
 	if (gen == l->budget_gen || !*note)
 		return;
 	l->budget_gen = gen;
-	printf("fairway-slurm: %s\n", note);
-	fflush(stdout);
+	fprintf(l->say, "fairway-slurm: %s\n", note);
+	fflush(l->say);
+}
+
+/* job_submit.lua and partitions= disagree (fw_slurm_stats.unheld,
+ * .stray: build.c hook_check): said once per change of the first job of
+ * each, as the budgets are. */
+static void hook_report(struct loop *l)
+{
+	const struct fw_slurm_stats *st = fw_slurm_stats(l->h);
+	uint32_t now[2] = { st->unheld ? st->unheld_job : 0, st->stray ? st->stray_job : 0 };
+
+	if (now[0] && now[0] != l->hook_said[0])
+		fprintf(l->say, "fairway-slurm: warning: %d pending job%s of the managed partitions arrived not held (job %u "
+				"of partition %s: priority above 0, no ReqNodes), so Slurm's own scheduler may start %s on "
+				"nodes fairway did not choose: install contrib/slurm/job_submit.lua (JobSubmitPlugins=lua in "
+				"slurm.conf) with %s in its MANAGED table (docs/slurm.md, Install, step 2); it holds the jobs "
+				"submitted after it\n",
+			(int)st->unheld, st->unheld == 1 ? "" : "s", (unsigned)st->unheld_job, st->unheld_part,
+			st->unheld == 1 ? "it" : "them", st->unheld_part);
+	if (now[1] && now[1] != l->hook_said[1])
+		fprintf(l->say, "fairway-slurm: warning: %d job%s held by job_submit.lua in a partition fairway does not "
+				"manage (job %u of partition %s: priority 0, a \"fairway: \" comment) stay%s held for ever, "
+				"since fairway plans only the partitions of partitions=: add it (--opt partitions=...:%s) or "
+				"take it out of job_submit.lua's MANAGED (DEFAULT_MANAGED for jobs that name none)\n",
+			(int)st->stray, st->stray == 1 ? "" : "s", (unsigned)st->stray_job, st->stray_part,
+			st->stray == 1 ? "s" : "", st->stray_part);
+	fflush(l->say);
+	memcpy(l->hook_said, now, sizeof now);
+}
+
+/* One read of Slurm and one cycle on it, run's and plan's alike: the
+ * snapshot (*sp, the caller frees it, NULL-safe), its checked plan (*pp,
+ * in l->arena) and the read's generation.  FW_EINVARIANT when the plan
+ * breaks an invariant (a bug; d says which). */
+static int plan_once(struct loop *l, struct fw_snapshot **sp, struct fw_plan **pp, uint64_t *gen,
+		     struct fw_diag *d)
+{
+	struct fw_backend_world w = { 0 };
+	struct fw_snapshot *s;
+	double t0;
+	int rc;
+
+	/* phase 1: the skeleton (YAML and Slurm's usage) and Slurm's world */
+	refresh_usage(l);
+	if (!(*sp = s = skeleton(l->base)))
+		return FW_ENOMEM;
+	fw_arena_reset(&l->arena);
+	if ((rc = fw_slurm_read(l->h, s, &w, d)) != FW_OK)
+		return rc;
+	budget_report(l);
+	hook_report(l);
+	if ((rc = fw_snapshot_validate(s, d)) != FW_OK)
+		return rc;
+	/* phase 2: one cycle, then the plan checker */
+	t0 = fw_slurm_mono_ms();
+	rc = fw_cycle_run(s, l->pol, &l->arena, pp);
+	l->cycle_ms = fw_slurm_mono_ms() - t0;
+	if (rc != FW_OK)
+		return rc;
+	l->nstarts = 0;
+	for (int32_t i = 0; i < (*pp)->ndecisions; i++)
+		l->nstarts += (*pp)->decisions[i].kind == FW_DECIDE_START;
+	*gen = w.generation;
+	return fw_plan_check(s, *pp, &l->arena, d) == FW_OK ? FW_OK : FW_EINVARIANT;
 }
 
 int fw_slurm_loop_cycle(struct loop *l, long n)
 {
-	struct fw_snapshot *s;
-	struct fw_backend_world w = { 0 };
+	struct fw_snapshot *s = NULL;
 	struct fw_plan *p = NULL;
 	struct fw_diag d;
 	char msg[1024];
-	double t0;
+	uint64_t gen = 0;
 	int rc, notes = 0;
 
 	memset(&d, 0, sizeof d);
-	refresh_usage(l);
-	if (!(s = skeleton(l->base)))
-		return FW_ENOMEM;
-	fw_arena_reset(&l->arena);
-	if ((rc = fw_slurm_read(l->h, s, &w, &d)) == FW_OK)
-		budget_report(l);
-	if (rc == FW_OK && (rc = fw_snapshot_validate(s, &d)) == FW_OK) {
-		t0 = fw_slurm_mono_ms();
-		rc = fw_cycle_run(s, l->pol, &l->arena, &p);
-		t0 = fw_slurm_mono_ms() - t0;
-		l->cycle_ms = t0;
-		l->nstarts = 0;
-		for (int32_t i = 0; rc == FW_OK && i < p->ndecisions; i++)
-			l->nstarts += p->decisions[i].kind == FW_DECIDE_START;
-		if (rc == FW_OK && (rc = fw_plan_check(s, p, &l->arena, &d)) != FW_OK)
-			rc = FW_EINVARIANT;
-		if (rc == FW_OK && (rc = apply_plan(l, s, p, w.generation, &notes)) == FW_OK)
-			report(l, n, s, p, t0, notes);
-	}
+	if ((rc = plan_once(l, &s, &p, &gen, &d)) == FW_OK && (rc = apply_plan(l, s, p, gen, &notes)) == FW_OK)
+		report(l, n, s, p, l->cycle_ms, notes);
 	if (rc != FW_OK) {
 		fw_diag_format(&d, msg, sizeof msg);
 		fprintf(stderr, "fairway-slurm: cycle %ld: %s: %s\n", n, fw_strerror(rc), msg);
@@ -381,14 +549,15 @@ int fw_slurm_loop_cycle(struct loop *l, long n)
 	return rc;
 }
 
-static int load_config(const char *path, struct fw_snapshot **s)
+static int load_config(const char *cmd, const char *path, struct fw_snapshot **s)
 {
 	struct fw_diag d;
 	char msg[1024];
 
 	memset(&d, 0, sizeof d);
 	if (!path) {
-		fprintf(stderr, "fairway-slurm: error: run needs --config FILE\n");
+		fprintf(stderr, "fairway-slurm: error: %s needs --config FILE: fairway's YAML, its queue tree (one "
+				"leaf queue per Slurm account) and scheduler settings (docs/slurm.md, Install, step 4)\n", cmd);
 		return 2;
 	}
 	if (fw_config_load_file(path, s, &d) != FW_OK) {
@@ -417,19 +586,19 @@ static int import_accounts(struct loop *l, struct fw_snapshot *base)
 	memset(&d, 0, sizeof d);
 	rc = fw_slurm_import_accounts(l->h, base, &added, &d);
 	if (rc == FW_OK && (rc = fw_snapshot_validate(base, &d)) == FW_OK) {
-		printf("fairway-slurm: the config has no queues: %d queues from slurmdbd's accounts:", added);
+		fprintf(l->say, "fairway-slurm: the config has no queues: %d queues from slurmdbd's accounts:", added);
 		for (int32_t q = 0; q < base->nqueues; q++) {
-			printf(" %s%s%s", base->queues[q].parent >= 0 ? base->queues[base->queues[q].parent].name : "",
+			fprintf(l->say, " %s%s%s", base->queues[q].parent >= 0 ? base->queues[base->queues[q].parent].name : "",
 			       base->queues[q].parent >= 0 ? "/" : "", base->queues[q].name);
 			if (base->queues[q].limit.v[FW_RES_GPU] != FW_UNLIMITED) /* its GrpTRES on GPUs */
-				printf("[gpu<=%lld]", (long long)(base->queues[q].limit.v[FW_RES_GPU] / 1000));
+				fprintf(l->say, "[gpu<=%lld]", (long long)(base->queues[q].limit.v[FW_RES_GPU] / 1000));
 			for (int32_t k = 0; k < base->nmodel_limits; k++)
 				if (base->model_limits[k].queue == q)
-					printf("[%s<=%lld]", base->model_limits[k].model,
+					fprintf(l->say, "[%s<=%lld]", base->model_limits[k].model,
 					       (long long)(base->model_limits[k].gpus / 1000));
 		}
-		printf("\n");
-		fflush(stdout);
+		fprintf(l->say, "\n");
+		fflush(l->say);
 		return 0;
 	}
 	fw_diag_format(&d, msg, sizeof msg);
@@ -450,35 +619,70 @@ static bool opt_usage_own(const char *opt)
 	return fw_slurm_opts_parse(buf, &o, &d) == FW_OK && o.usage_own;
 }
 
+/* "fifo, slurm, kai, fairway": the policies --policy takes. */
+static const char *policy_list(char *buf, size_t size)
+{
+	const char *const *n = fw_policy_names();
+
+	buf[0] = 0;
+	for (int k = 0; n[k]; k++)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", k ? ", " : "", n[k]);
+	return buf;
+}
+
+/* What run and plan share: the policy, the YAML, Slurm opened and, for a
+ * YAML without queues, slurmdbd's accounts as the queue tree.  0, or the
+ * exit status (2 bad flag or config, 1 Slurm), with nothing left open. */
+static int setup(struct args *a, struct loop *l, FILE *say)
+{
+	struct fw_snapshot *base = NULL;
+	char hint[96], names[160];
+	int rc;
+
+	l->say = say;
+	l->pol = a->policy ? fw_policy_find(a->policy) : fw_policy_default();
+	if (!l->pol)
+		return fprintf(stderr, "fairway-slurm: error: unknown policy '%s'%s (policies: %s; `fairway policies` "
+				       "says what each does)\n", a->policy,
+			       fw_cli_hint(a->policy, fw_policy_names(), hint, sizeof hint), policy_list(names, sizeof names)), 2;
+	if ((rc = load_config(a->cmd, a->config, &base)) != 0)
+		return rc;
+	if (base->nnodes || base->njobs) /* the skeleton takes neither: they were dropped unsaid */
+		fprintf(say, "fairway-slurm: note: %s: its nodes: (%d) and jobs: (%d) are not used: nodes and jobs come "
+			     "from Slurm (only its queues, scheduler and topology levels are read; docs/slurm.md)\n",
+			a->config, (int)base->nnodes, (int)base->njobs);
+	l->usage_slurm = !a->usage_config && !opt_usage_own(a->opt); /* --opt usage=own says the same; read
+								       * before open_slurm parses a->opt in place */
+	if ((rc = open_slurm(a, &l->h)) != 0) {
+		fw_snapshot_free(base);
+		return rc;
+	}
+	if (base->nqueues == 0 && (rc = import_accounts(l, base)) != 0) {
+		fw_slurm_close(l->h);
+		fw_snapshot_free(base);
+		return rc;
+	}
+	l->base = base;
+	l->quiet = a->quiet;
+	l->usage_rc = 1; /* no read yet */
+	fw_arena_init(&l->arena, 0);
+	return 0;
+}
+
+static void teardown(struct loop *l)
+{
+	fw_arena_release(&l->arena);
+	fw_slurm_close(l->h);
+	fw_snapshot_free(l->base);
+}
+
 static int cmd_run(struct args *a)
 {
 	struct loop l = { 0 };
-	struct fw_snapshot *base = NULL;
 	int rc, fails = 0;
 
-	if ((rc = load_config(a->config, &base)) != 0)
+	if ((rc = setup(a, &l, stdout)) != 0)
 		return rc;
-	l.pol = a->policy ? fw_policy_find(a->policy) : fw_policy_default();
-	if (!l.pol) {
-		fprintf(stderr, "fairway-slurm: error: unknown policy '%s'\n", a->policy);
-		fw_snapshot_free(base);
-		return 2;
-	}
-	l.usage_slurm = !a->usage_config && !opt_usage_own(a->opt); /* --opt usage=own says the same; read
-								      * before open_slurm parses a->opt in place */
-	if ((rc = open_slurm(a, &l.h)) != 0) {
-		fw_snapshot_free(base);
-		return rc;
-	}
-	if (base->nqueues == 0 && (rc = import_accounts(&l, base)) != 0) {
-		fw_slurm_close(l.h);
-		fw_snapshot_free(base);
-		return rc;
-	}
-	l.base = base;
-	l.quiet = a->quiet;
-	l.usage_rc = 1; /* no read yet */
-	fw_arena_init(&l.arena, 0);
 	if (!strcmp(a->cmd, "bench")) {
 		rc = fw_slurm_bench(&l, a->node, a->reason);
 		a->cycles = -1; /* skip the loop */
@@ -491,12 +695,154 @@ static int cmd_run(struct args *a)
 		fails = rc == FW_OK ? 0 : fails + 1;
 		sleep_s(a->interval - (fw_slurm_mono_ms() - t0) / 1e3);
 	}
-	fw_arena_release(&l.arena);
-	fw_slurm_close(l.h);
-	fw_snapshot_free(base);
+	teardown(&l);
 	if (!strcmp(a->cmd, "bench"))
 		return rc;
 	return rc == FW_EINVARIANT ? 3 : fails ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ plan (dry run) */
+
+/* What run would do with the plan, and what it leaves held, all from the
+ * read: nothing here calls slurmctld. */
+struct dry {
+	struct fw_backend_action *acts;
+	int32_t nacts;
+	struct fw_slurm_note *notes;          /* the waiting jobs' comments */
+	int32_t nnotes;
+	struct fw_backend_aside *aside;       /* the jobs the read left held */
+	int32_t naside;
+	int32_t kinds[FW_DECIDE_COUNT];
+};
+
+static int dry_collect(struct loop *l, const struct fw_snapshot *s, const struct fw_plan *p, struct dry *x)
+{
+	int rc = fw_slurm_plan_actions(s, p, &l->arena, &x->acts, &x->nacts, &x->notes, &x->nnotes);
+
+	if (rc != FW_OK)
+		return rc;
+	for (int32_t k = 0; k < x->nacts; k++)
+		x->kinds[x->acts[k].kind]++;
+	x->naside = fw_slurm_aside(l->h, NULL, 0);
+	x->aside = FW_ARENA_NEW(&l->arena, struct fw_backend_aside, x->naside ? x->naside : 1);
+	if (!x->aside)
+		return FW_ENOMEM;
+	fw_slurm_aside(l->h, x->aside, x->naside);
+	return FW_OK;
+}
+
+/* "3 start, 1 reserve" ("nothing" for none). */
+static void kinds_text(const struct dry *x, char *buf, size_t n)
+{
+	buf[0] = 0;
+	for (int k = 0; k < FW_DECIDE_COUNT; k++)
+		if (x->kinds[k])
+			snprintf(buf + strlen(buf), n - strlen(buf), "%s%d %s", buf[0] ? ", " : "", (int)x->kinds[k],
+				 fw_decision_name((enum fw_decision_kind)k));
+	if (!buf[0])
+		snprintf(buf, n, "nothing");
+}
+
+#define FW__DRY_SHOWN 20 /* comments and held jobs the text lists */
+
+static void dry_text(const struct fw_snapshot *s, const struct fw_plan *p, const struct loop *l,
+		     const struct dry *x)
+{
+	char kinds[160];
+
+	fw_render_table(stdout, s, p, l->pol);
+	kinds_text(x, kinds, sizeof kinds);
+	printf("\ndry run: nothing was changed in Slurm.  fairway-slurm run would apply %s (docs/slurm.md, "
+	       "Actions), and write the comment of each job it leaves waiting (%d) or held (%d):\n", kinds,
+	       (int)x->nnotes, (int)x->naside);
+	for (int32_t k = 0; k < x->nnotes && k < FW__DRY_SHOWN; k++)
+		printf("  %-12s %s\n", x->notes[k].job, x->notes[k].text);
+	if (x->nnotes > FW__DRY_SHOWN)
+		printf("  ... %d more (--json lists them all)\n", (int)(x->nnotes - FW__DRY_SHOWN));
+	printf("not planned: %d job%s fairway leaves held%s\n", (int)x->naside, x->naside == 1 ? "" : "s",
+	       x->naside ? " (reason: what to do):" : "");
+	for (int32_t k = 0; k < x->naside && k < FW__DRY_SHOWN; k++)
+		printf("  %-12s %s@%s %s: %s\n", x->aside[k].job, x->aside[k].user, x->aside[k].queue,
+		       x->aside[k].reason, x->aside[k].text);
+	if (x->naside > FW__DRY_SHOWN)
+		printf("  ... %d more (--json lists them all)\n", (int)(x->naside - FW__DRY_SHOWN));
+}
+
+/* The plan's JSON (fairway plan --json's keys) with "dryRun", "actions"
+ * (by kind), "comments" and "notPlanned" added. */
+static json_t *dry_json(const struct fw_snapshot *s, const struct fw_plan *p, const struct loop *l,
+			const struct dry *x)
+{
+	json_t *o = fw_render_json(s, p, l->pol), *kinds = json_object(), *c = json_array(), *np = json_array();
+
+	if (!o || !kinds || !c || !np) {
+		json_decref(o), json_decref(kinds), json_decref(c), json_decref(np);
+		return NULL;
+	}
+	for (int k = 0; k < FW_DECIDE_COUNT; k++)
+		json_object_set_new(kinds, fw_decision_name((enum fw_decision_kind)k), json_integer(x->kinds[k]));
+	for (int32_t k = 0; k < x->nnotes; k++)
+		json_array_append_new(c, json_pack("{s:s,s:s}", "job", x->notes[k].job, "comment", x->notes[k].text));
+	for (int32_t k = 0; k < x->naside; k++) {
+		const struct fw_backend_aside *e = &x->aside[k];
+		json_array_append_new(np, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:o}", "job", e->job, "account", e->queue,
+						    "user", e->user, "gpus", (json_int_t)e->gpus, "reason", e->reason,
+						    "message", e->text, "earliest",
+						    e->earliest ? json_integer(e->earliest) : json_null()));
+	}
+	json_object_set_new(o, "dryRun", json_true());
+	json_object_set_new(o, "actions", kinds);
+	json_object_set_new(o, "comments", c);
+	json_object_set_new(o, "notPlanned", np);
+	return o;
+}
+
+static int dry_print(const struct fw_snapshot *s, const struct fw_plan *p, const struct loop *l,
+		     const struct dry *x, bool json)
+{
+	json_t *o;
+	int rc;
+
+	if (!json) {
+		dry_text(s, p, l, x);
+		return fflush(stdout) ? 1 : 0;
+	}
+	if (!(o = dry_json(s, p, l, x)))
+		return fprintf(stderr, "fairway-slurm: error: out of memory\n"), 1;
+	rc = json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	fputc('\n', stdout);
+	return rc || fflush(stdout) ? 1 : 0;
+}
+
+/* plan: one read, one cycle, printed; nothing applied.  0; 1 Slurm (or
+ * its data) failed; 2 bad flag or config; 3 a plan that breaks an
+ * invariant. */
+static int cmd_plan(struct args *a)
+{
+	struct loop l = { 0 };
+	struct fw_snapshot *s = NULL;
+	struct fw_plan *p = NULL;
+	struct dry x = { 0 };
+	struct fw_diag d;
+	char msg[1024];
+	uint64_t gen = 0;
+	int rc;
+
+	if ((rc = setup(a, &l, stderr)) != 0)
+		return rc;
+	memset(&d, 0, sizeof d);
+	if ((rc = plan_once(&l, &s, &p, &gen, &d)) == FW_OK && (rc = dry_collect(&l, s, p, &x)) == FW_OK)
+		rc = dry_print(s, p, &l, &x, a->json);
+	else {
+		fw_diag_format(&d, msg, sizeof msg);
+		fprintf(stderr, "fairway-slurm: %s: %s: %s (nothing was changed in Slurm)\n",
+			rc == FW_EINVARIANT ? "BUG: the plan breaks an invariant" : "error", fw_strerror(rc), msg);
+		rc = rc == FW_EINVARIANT ? 3 : 1;
+	}
+	fw_snapshot_free(s);
+	teardown(&l);
+	return rc;
 }
 
 /* ------------------------------------------------------------ drain, ping */
@@ -585,6 +931,8 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (!strcmp(a.cmd, "plan"))
+		return cmd_plan(&a);
 	if (!strcmp(a.cmd, "run") || !strcmp(a.cmd, "bench"))
 		return cmd_run(&a);
 	if (!strcmp(a.cmd, "drain") || !strcmp(a.cmd, "resume"))
@@ -595,6 +943,5 @@ int main(int argc, char **argv)
 		fw_slurm_close(h);
 		return rc;
 	}
-	fprintf(stderr, "fairway-slurm: error: unknown command '%s'\n%s", a.cmd, usage);
-	return 2;
+	return 2; /* parse refused any other command */
 }

@@ -159,6 +159,17 @@ struct fw_slurm_stats {
 	int32_t skipped_nodes;          /* last read: nodes of the managed
 					 * partitions left out, their names
 					 * longer than a snapshot's (63 bytes) */
+	/* last read: job_submit.lua and partitions= disagree (build.c
+	 * hook_check).  unheld: pending jobs of a managed partition that
+	 * arrived released (no hold, no ReqNodes, no reservation), which
+	 * Slurm's own scheduler may start where fairway did not choose: the
+	 * hook is not installed, or its MANAGED table leaves the partition
+	 * out.  stray: jobs the hook holds (its "fairway: " comment,
+	 * priority 0) in a partition partitions= does not name, which stay
+	 * held for ever.  The first of each by id, with its partition. */
+	int32_t unheld, stray;
+	uint32_t unheld_job, stray_job;
+	char unheld_part[64], stray_part[64];
 	double read_ms, apply_ms, annotate_ms; /* last call */
 };
 

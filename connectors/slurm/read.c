@@ -117,7 +117,8 @@ static int open_conf(struct fw_slurm *h, const struct fw_slurm_opts *o,
 	 * lookup, then fatal() — it would exit the process. */
 	if (!conf || !*conf)
 		return fw_diag_set(d, FW_EINVAL, "slurm.conf", 0, 0, "conf",
-				   "no Slurm configuration: set SLURM_CONF or pass conf=PATH");
+				   "no Slurm configuration: set SLURM_CONF=/etc/slurm/slurm.conf (its path) or pass "
+				   "%s conf=PATH", opt_flag(o));
 	if (access(conf, R_OK) != 0)
 		return fw_diag_set(d, FW_ENOENT, conf, 0, 0, "conf",
 				   "cannot read the Slurm configuration: %s", strerror(errno));
@@ -136,6 +137,55 @@ static int open_conf(struct fw_slurm *h, const struct fw_slurm_opts *o,
 	return FW_OK;
 }
 
+/* Is the name p (len bytes) one of Slurm's partitions? */
+static bool part_known(const partition_info_msg_t *m, const char *p, size_t len)
+{
+	for (uint32_t k = 0; k < m->record_count; k++) {
+		const char *n = m->partition_array[k].name;
+		if (n && strlen(n) == len && !strncmp(n, p, len))
+			return true;
+	}
+	return false;
+}
+
+/* Each managed partition (partitions=, else gpu) is one Slurm has: a name
+ * it does not have (a typo; the default gpu on a cluster whose GPU
+ * partition is named otherwise; partitions= empty) left fairway managing
+ * no node and no job, silently.  Checked once, at open: FW_EINVAL naming
+ * the option, the name and Slurm's partitions (sinfo -s). */
+static int open_parts(struct fw_slurm *h, const struct fw_slurm_opts *o, struct fw_diag *d)
+{
+	partition_info_msg_t *m = NULL;
+	char have[256] = "";
+	const char *p = h->parts;
+	int rc = FW_OK;
+
+	if (FW__SL(slurm_load_partitions(0, &m, SHOW_ALL)) != SLURM_SUCCESS || !m)
+		return fw__slurm_eio(d, "slurm_load_partitions");
+	for (uint32_t k = 0; k < m->record_count && strlen(have) + 2 < sizeof have; k++)
+		snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", k ? ", " : "",
+			 m->partition_array[k].name ? m->partition_array[k].name : "?");
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		if (!part_known(m, p, len)) {
+			rc = len ? fw_diag_set(d, FW_EINVAL, opt_flag(o), 0, 0, "partitions",
+					       "no partition '%.*s' in Slurm (it has: %s; sinfo -s lists them): name the "
+					       "partitions fairway manages with partitions=A:B%s", (int)len, p,
+					       have[0] ? have : "none", o->partitions ? "" : " (the default is gpu)")
+				 : fw_diag_set(d, FW_EINVAL, opt_flag(o), 0, 0, "partitions",
+					       "partitions=%s names an empty partition (Slurm has: %s): name the partitions "
+					       "fairway manages with partitions=A:B", o->partitions ? o->partitions : "",
+					       have[0] ? have : "none");
+			break;
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	FW__SLV(slurm_free_partition_info_msg(m));
+	return rc;
+}
+
 int fw_slurm_open(const struct fw_slurm_opts *o, struct fw_slurm **out,
 		  struct fw_diag *d)
 {
@@ -146,7 +196,7 @@ int fw_slurm_open(const struct fw_slurm_opts *o, struct fw_slurm **out,
 		return FW_ENOMEM;
 	pthread_mutex_init(&h->mu, NULL);
 	if ((rc = open_conf(h, o, d)) != FW_OK || (rc = fw_slurm_ping(h, d)) != FW_OK ||
-	    (rc = fw__slurm_topo_load(h, d)) != FW_OK) {
+	    (rc = open_parts(h, o, d)) != FW_OK || (rc = fw__slurm_topo_load(h, d)) != FW_OK) {
 		fw_slurm_close(h);
 		return rc;
 	}
@@ -178,14 +228,41 @@ void fw_slurm_close(struct fw_slurm *h)
 	free(h);
 }
 
+/* What to check when the ping fails, by libslurm's errno: a connect that
+ * failed (nothing listens where slurm.conf says slurmctld does), or a
+ * send that did (slurmctld reached, the request not sent: most often
+ * munge, which signs every RPC; seen in the lab with munged stopped,
+ * where "cannot reach slurmctld" alone sent one looking at slurmctld). */
+static const char *ping_hint(int e)
+{
+	switch (e) {
+	case SLURM_COMMUNICATIONS_CONNECTION_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR:
+		return "is slurmctld running? `scontrol ping` asks it; SlurmctldHost and SlurmctldPort in slurm.conf "
+		       "say where it listens";
+	case SLURM_COMMUNICATIONS_SEND_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_SEND_ERROR:
+	case SLURM_PROTOCOL_AUTHENTICATION_ERROR:
+		return "the request could not be sent, most often for munge, which signs every RPC: is munged running "
+		       "on this host with the cluster's key? `munge -n | unmunge` checks it; libslurm's own lines "
+		       "above say more";
+	default:
+		return "`scontrol ping` asks it";
+	}
+}
+
 int fw_slurm_ping(struct fw_slurm *h, struct fw_diag *d)
 {
+	int e;
+
 	(void)h;
 	/* index 0 = the primary controller; slurm_ping() answers fast (one
 	 * connect) where a load would retry for MessageTimeout */
-	if (FW__SL(slurm_ping(0)) != SLURM_SUCCESS)
-		return fw__slurm_eio(d, "cannot reach slurmctld");
-	return FW_OK;
+	if (FW__SL(slurm_ping(0)) == SLURM_SUCCESS)
+		return FW_OK;
+	e = slurm_get_errno();
+	return fw_diag_set(d, FW_EIO, "slurmctld", 0, 0, "", "cannot reach slurmctld: %s (%s)",
+			   e ? slurm_strerror(e) : "failed", ping_hint(e));
 }
 
 const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h)

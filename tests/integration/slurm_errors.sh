@@ -10,10 +10,38 @@
 #                           slurmctld: exit 1 within 5 s, "cannot reach
 #                           slurmctld"
 #   unreachable_no_change   ... and nothing changed in the real cluster
+#   unreachable_says_check  ... and says what to check (is slurmctld
+#                           running, SlurmctldHost/SlurmctldPort)
+#   bad_partition           --opt partitions=gpus (no such partition):
+#                           exit 2 naming the option, the name and Slurm's
+#                           partitions; no change (it managed no node, and
+#                           said nothing)
 #   no_slurm_conf           no SLURM_CONF and no conf=: exit 2, says so
+#   dry_run_plans           `fairway-slurm plan` (the dry run): the plan
+#                           table starts the 3 held jobs and says nothing
+#                           was changed; the job of an account no queue
+#                           names is listed held, with why
+#   dry_run_no_change       ... and Slurm's jobs (priority, comment),
+#                           nodes and reservations are exactly as before
+#   dry_run_json            plan --json: 3 start decisions, actions.start
+#                           3, a comment per waiting job, notPlanned with
+#                           the other account's job, dryRun true; stdout
+#                           is the JSON alone
+#   dry_run_unreachable     plan against a controller that is not there:
+#                           exit 1, "cannot reach slurmctld", no change
 #   valid_config_acts       the same jobs start once the config is valid
 #   unchanged_not_reread    on a quiet cluster later cycles are answered
 #                           "no change" by slurmctld for every class
+#   hook_agrees_quiet       jobs held by job_submit.lua in the managed
+#                           partition: plan warns of nothing
+#   hook_mismatch_warned    partitions=gpu2 (a partition the hook does not
+#                           hold) and a job held by the hook in gpu: plan
+#                           warns of the gpu2 job that arrived not held
+#                           (Slurm may start it itself) and of the gpu job
+#                           that stays held for ever, each named, with the
+#                           fix (both were silent)
+#   munge_down_named        munged stopped: ping exits 1 and names munge
+#                           (it said only "cannot reach slurmctld")
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_errors
 lab_up 4
@@ -25,6 +53,7 @@ state() {
 }
 
 submit 3 team_a 2
+stray=$(sbatch --parsable -A nosuch --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
 before=$(state)
 
 # ------------------------------------------------------------ bad config
@@ -54,6 +83,18 @@ else
 	bad unreachable_message "exit $rc after $((SECONDS - start)) s: $(cat "$T/out")"
 fi
 [ "$(state)" = "$before" ] && ok unreachable_no_change || bad unreachable_no_change "Slurm state changed"
+grep -q "is slurmctld running? .scontrol ping. asks it; SlurmctldHost and SlurmctldPort" "$T/out" &&
+	ok unreachable_says_check || bad unreachable_says_check "$(cat "$T/out")"
+
+# ------------------------------------------------------------ no such partition
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" --opt partitions=gpu:gpus >"$T/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q "error: --opt: field partitions: no partition 'gpus' in Slurm (it has: gpu; sinfo -s lists them)" "$T/out" &&
+	[ "$(state)" = "$before" ]; then
+	ok bad_partition
+else
+	bad bad_partition "exit $rc: $(cat "$T/out")"
+fi
 
 # ------------------------------------------------------------ no conf
 env -u SLURM_CONF "$FWS" ping >"$T/out" 2>&1
@@ -62,6 +103,42 @@ if [ $rc = 2 ] && grep -q "no Slurm configuration" "$T/out"; then
 	ok no_slurm_conf
 else
 	bad no_slurm_conf "exit $rc: $(cat "$T/out")"
+fi
+
+# ------------------------------------------------------------ dry run
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc = 0 ] && grep -q '^STARTED (3)$' "$T/out" &&
+	grep -q "dry run: nothing was changed in Slurm.  fairway-slurm run would apply 3 start" "$T/out" &&
+	grep -q "^  $stray .*not_plannable: account 'nosuch' is no fairway queue: held (scontrol update jobid=$stray account=NAME, NAME a queue of fairway's YAML" "$T/out"; then
+	ok dry_run_plans
+else
+	bad dry_run_plans "exit $rc: $(cat "$T/out" "$T/err")"
+fi
+sleep 2 # a release would show by now: Slurm starts a released job at its next 1 s tick
+[ "$(state)" = "$before" ] && ok dry_run_no_change || bad dry_run_no_change "Slurm state changed: $(diff <(echo "$before") <(state))"
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" --json >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc = 0 ] && python3 - "$T/out" "$stray" <<'PY'; then
+import json, sys
+o = json.load(open(sys.argv[1]))
+starts = [d for d in o["decisions"] if d["kind"] == "start"]
+assert o["dryRun"] is True and len(starts) == 3 and o["actions"]["start"] == 3, o
+assert all(c["comment"].startswith("fairway: ") for c in o["comments"]), o["comments"]
+np = o["notPlanned"]
+assert [j["job"] for j in np] == [sys.argv[2]] and np[0]["account"] == "nosuch", np
+assert np[0]["reason"] == "not_plannable" and "no fairway queue" in np[0]["message"], np
+PY
+	ok dry_run_json
+else
+	bad dry_run_json "exit $rc: $(head -c 600 "$T/out") $(cat "$T/err")"
+fi
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" --opt "conf=$T/lab/etc/unreachable.conf" >"$T/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "cannot reach slurmctld" "$T/out" && [ "$(state)" = "$before" ]; then
+	ok dry_run_unreachable
+else
+	bad dry_run_unreachable "exit $rc: $(cat "$T/out")"
 fi
 
 # ------------------------------------------------------------ and then valid
@@ -82,5 +159,33 @@ if [ -n "$first" ] && [ -n "$last" ] && ((last - first == 12)); then
 	ok unchanged_not_reread
 else
 	bad unchanged_not_reread "unchanged loads: cycle 4 '$first', cycle 7 '$last' (want +12: 4 classes x 3 cycles); $(tail -2 "$T/out")"
+fi
+
+# ------------------------------------------------------------ job_submit.lua and partitions= disagree
+held=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1') # gpu: the hook holds it
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" >"$T/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && ! grep -q "warning" "$T/out"; then ok hook_agrees_quiet; else bad hook_agrees_quiet "exit $rc: $(grep warning "$T/out")"; fi
+scontrol create PartitionName=gpu2 Nodes=gpu004 DefaultTime=00:10:00 State=UP
+unheld=$(sbatch --parsable -p gpu2 -A team_a --gres=gpu:1 -t 1 --begin=now+3600 -o /dev/null --wrap 'sleep 1')
+"$FWS" plan --config "$SRC/tests/slurm/fairway.yaml" --opt partitions=gpu2 >"$T/out" 2>&1
+rc=$?
+if [ $rc = 0 ] &&
+	grep -q "warning: 1 pending job of the managed partitions arrived not held (job $unheld of partition gpu2: .*install contrib/slurm/job_submit.lua .*with gpu2 in its MANAGED table" "$T/out" &&
+	grep -q "warning: 1 job held by job_submit.lua in a partition fairway does not manage (job $held of partition gpu: .*stays held for ever.*--opt partitions=...:gpu" "$T/out"; then
+	ok hook_mismatch_warned
+else
+	bad hook_mismatch_warned "exit $rc: $(cat "$T/out")"
+fi
+
+# ------------------------------------------------------------ munge down (last: the lab has no munge after it)
+kill -TERM "$(cat "$T/lab/run/munged.pid")"
+wait_until 10 '! test -S "$T/lab/munge/munge.socket"'
+"$FWS" ping >"$T/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "cannot reach slurmctld: .*most often for munge, which signs every RPC: is munged running" "$T/out"; then
+	ok munge_down_named
+else
+	bad munge_down_named "exit $rc: $(cat "$T/out")"
 fi
 finish

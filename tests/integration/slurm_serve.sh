@@ -74,6 +74,9 @@
 #                              slurmctld", Slurm state unchanged
 #   serve_bad_config           an invalid YAML: serve exits 2 naming the
 #                              field, Slurm state unchanged
+#   serve_bad_partition        --backend-opt partitions=gpus (Slurm has no
+#                              such partition): serve exits 2 naming it and
+#                              Slurm's partitions, Slurm state unchanged
 # The daemon resolves API node names against its --config fleet, so the
 # test writes one listing the lab's 16 nodes (their capacity and topology
 # still come from Slurm).
@@ -423,5 +426,16 @@ if [ $rc = 2 ] && grep -q "quota" "$T/out" && [ "$(state)" = "$before" ]; then
 	ok serve_bad_config
 else
 	bad serve_bad_config "exit $rc: $(head -c 300 "$T/out")"
+fi
+# a managed partition Slurm does not have: refused at start, named (the
+# daemon managed no node and said nothing)
+timeout 20 "$FAIRWAY" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpus \
+	--config "$T/serve.yaml" --state "$T/state4" --listen 127.0.0.1:0 >"$T/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q -- "--backend-opt: field partitions: no partition 'gpus' in Slurm (it has: gpu" "$T/out" &&
+	[ "$(state)" = "$before" ]; then
+	ok serve_bad_partition
+else
+	bad serve_bad_partition "exit $rc: $(head -c 300 "$T/out")"
 fi
 finish

@@ -152,6 +152,22 @@ TEST(plan_to_actions_and_notes)
 	fw_snapshot_free(s);
 }
 
+/* A job that can never start as asked says what would start it: its
+ * Slurm comment is all its user reads. */
+TEST(a_never_fitting_job_is_told_what_to_change)
+{
+	struct fw_backend_note e = { .reason = FW_REASON_TOPOLOGY, .expected_start = FW_TIME_UNKNOWN,
+				     .unknown_why = FW_REASON_NEVER_FITS };
+	char buf[200];
+
+	fw_slurm_note_text(&e, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: waiting: topology; start unknown (never_fits): as asked it never fits this cluster; "
+			   "ask for fewer GPUs or nodes, or drop --switches, --constraint or a GPU type");
+	e.unknown_why = FW_REASON_BUDGET_SHORT; /* others keep their words */
+	fw_slurm_note_text(&e, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: waiting: topology; start unknown (budget_short)");
+}
+
 /* A node reported unhealthy: the drain's reason (Slurm's node Reason,
  * "fairway: <why>") and the eviction of the job on it name the node and
  * the job, not their indices in the snapshot. */
@@ -434,7 +450,8 @@ TEST(a_job_fairway_cannot_place_stops_no_cycle)
 	f.jobs.job_array[2].account = (char *)"nobody";
 	f.h->orphans[0].why = FW__ORPHAN_NO_QUEUE;
 	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[2], text, sizeof text);
-	ASSERT_STR_EQ(text, "fairway: account 'nobody' is no fairway queue: held");
+	ASSERT_STR_EQ(text, "fairway: account 'nobody' is no fairway queue: held (scontrol update jobid=403 account=NAME, "
+			    "NAME a queue of fairway's YAML, lets it be planned)");
 	/* and the cycle runs on it */
 	struct fw_arena ar;
 	struct fw_plan *p = NULL;
@@ -2286,7 +2303,8 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	ASSERT_STR_CONTAINS(a[1].text, "scontrol release 901 lets fairway plan it");
 	ASSERT_STR_EQ(a[2].reason, "not_plannable");
 	ASSERT_STR_EQ(a[2].queue, "nobody");
-	ASSERT_STR_EQ(a[2].text, "account 'nobody' is no fairway queue: held");
+	ASSERT_STR_EQ(a[2].text, "account 'nobody' is no fairway queue: held (scontrol update jobid=902 account=NAME, "
+				 "NAME a queue of fairway's YAML, lets it be planned)");
 	ASSERT_STR_EQ(a[3].reason, "in_reservation");
 	ASSERT_STR_CONTAINS(a[3].text, "asks for Slurm reservation adm (--reservation): fairway releases it into the "
 				       "reservation, and Slurm, not fairway, starts it there");
@@ -2843,7 +2861,7 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between
 	  each_node_of_a_reservation_counts_from_its_own_return, a_maintenance_window_after_a_gap_keeps_long_jobs_off,
 	  a_requeued_job_waits_for_its_begin_time,
 	  libslurm_calls_are_serialized_one_at_a_time, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
-	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
+	  plan_to_actions_and_notes, a_never_fitting_job_is_told_what_to_change, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
 	  every_job_gets_its_own_answer, an_exclusive_job_takes_whole_nodes, nodelist_jobs_start_on_exactly_their_nodes,
