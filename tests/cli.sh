@@ -1544,6 +1544,37 @@ mkdir "$MY/microsoft-itp" && cp "$MY/cluster01.csv" "$MY/microsoft-itp/"
 FAIRWAY_TRACES=$MY expect "sim-run-standard-size-in-the-itp-folder" 0 \
 	"nodes: 8x8, the standard size for cluster01.csv (traces README)" \
 	"$FW" sim run --trace "$MY/./microsoft-itp/cluster01.csv" --policies fifo
+# stdout's lines come out before a later note or error on stderr, also
+# through a pipe, where stdout is buffered (before, `2>&1 | less` showed
+# the error first, then "nodes: ...", and a trace whose rows were all
+# skipped said "the first one's reason is above" above that reason)
+line_order() { # text, fixed strings...: the numbers of the strings, in the order of the lines holding them
+	local text=$1 line i p
+	shift
+	while IFS= read -r line; do
+		i=1
+		for p in "$@"; do
+			grep -qF -- "$p" <<<"$line" && { printf '%d ' "$i"; break; }
+			i=$((i + 1))
+		done
+	done <<<"$text"
+}
+printf 'job_id,submission_time,duration,num_gpu\nA,0,x,1\nB,5,y,2\n' >"$MY/allbad.csv"
+ord=$("$FW" sim run --trace "$MY/allbad.csv" --skip-bad-rows --policies fifo 2>&1 | cat)
+if [ "$(line_order "$ord" "nodes: 13x8 (default" "skipped 2 bad rows; the first: $MY/allbad.csv:2:5: duration" \
+	"error: $MY/allbad.csv: the trace has no jobs: all 2 of its rows were skipped as bad; fix them (the first one's reason is above)")" = "1 2 3 " ]; then
+	ok "sim-run-stdout-lines-before-a-later-error-through-a-pipe"
+else
+	bad "sim-run-stdout-lines-before-a-later-error-through-a-pipe"; echo "$ord"
+fi
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,1\nB,5,100,200\n' >"$MY/big.csv"
+ord=$("$FW" sim run --trace "$MY/big.csv" --policies fifo 2>&1 | cat)
+if [ "$(line_order "$ord" "nodes: 13x8 (default" "fairway: warning: 1 job of $MY/big.csv can never start" \
+	"trace $MY/big.csv: 2 jobs")" = "1 2 3 " ]; then
+	ok "sim-run-stdout-lines-before-a-warning-through-a-pipe"
+else
+	bad "sim-run-stdout-lines-before-a-warning-through-a-pipe"; echo "$ord"
+fi
 rm -rf "$MY"
 # --verbose with node failures: the evictions they caused and the work lost
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --failures 50 --verbose \
