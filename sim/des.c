@@ -4681,7 +4681,7 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	if (load_trace(c, t, &d) != FW_OK)
 		return report_diag(&d);
 	fw_fleet_shape(c->fleetsnap, shape, sizeof shape);
-	printf("trace %s: %zu jobs; cluster ", c->trace, t->n);
+	printf("trace %s: %zu job%s; cluster ", c->trace, t->n, t->n == 1 ? "" : "s");
 	if (strchr(shape, '+')) /* mixed node sizes */
 		printf("%d nodes (%s)", (int)c->fleetsnap->nnodes, shape);
 	else

@@ -994,6 +994,14 @@ expect "sim-run-failed-run-names-the-job" 1 "'zone' is not a topology level" "$F
 	--format fairway --racks 1 --nodes 2x8 --json "$OF/keep.json" --report "$OF/o.html" --jobs "$OF/oj.csv"
 [ "$(cat "$OF/keep.json")" = PREV ] && [ "$(ls -A "$OF" | sort | tr '\n' ' ')" = "keep.json tr.csv " ] &&
 	ok "sim-run-failed-run-touches-no-output" || bad "sim-run-failed-run-touches-no-output: $(ls -A "$OF")"
+# a level the fleet lacks: the error lists the fleet's levels, a near
+# name, and what to do (before: "(it has 0; see --topo, --racks, --blocks)")
+printf 'job_id,submit_time,duration,gpus_per_task,tasks,topology_required\na,0,7200,8,2,racks\n' >"$OF/lv.csv"
+expect "sim-run-unknown-level-lists-the-fleets" 1 \
+	"lv.csv:2: topology_required: job 'a': 'racks' is not a topology level of the fleet (did you mean 'rack'?) (its levels: rack, node); name one of them, or give the fleet that level (--racks, --blocks, --topo, --fleet)" \
+	"$FW" sim run --trace "$OF/lv.csv" --format fairway --racks 1 --nodes 2x8 --policies fifo
+expect "sim-run-unknown-level-without-topology" 1 "'racks' is not a topology level of the fleet (its levels: node); name one of them" \
+	"$FW" sim run --trace "$OF/lv.csv" --format fairway --nodes 2x8 --policies fifo
 expect "sim-run-unwritable-json-names-the-flag" 1 "--json /nonexistent/x.json: cannot write: No such file or directory" \
 	"$FW" sim run --trace "$OF/tr.csv" --format fairway --nodes 2x8 --jobs "$OF/zz.csv" --json /nonexistent/x.json
 [ ! -e "$OF/zz.csv" ] && ok "sim-run-unwritable-json-creates-nothing" || bad "sim-run-unwritable-json-creates-nothing"
