@@ -2480,6 +2480,12 @@ rm -f "$FJ"
 expect "sim-run-failures-count-jobs-once" 0 "policy fifo     2396 jobs started (" "$FW" sim run \
 	--trace synthetic:3 --nodes 13x8 --policies fifo --failures 300 --repair 3600
 expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
+# a file that is not there names its flag and the file it wants; sim run's
+# --nodes NxG given to fgd's --nodes (a node list file) says so
+expect "sim-fgd-missing-nodes-file-says-which" 1 \
+	"13x8: cannot open: No such file or directory; check the path given to --nodes, the openb node list CSV (e.g. " \
+	"$FW" sim fgd --pods tests/data/nosuch.csv --nodes 13x8
+expect "sim-fgd-nodes-is-not-NxG" 1 "; --nodes here is a file, not NxG as in sim run" "$FW" sim fgd --pods p --nodes 13x8
 expect "sim-fgd-duplicate-scorer" 2 "--scorers names 'fgd' twice" "$FW" sim fgd --pods p --nodes n --scorers fgd,fgd
 expect "sim-fgd-unknown-scorer-lists-them" 2 "fairway sim fgd: error: --scorers: unknown scorer 'nope'; give a comma-separated list of: random, dotprod, clustering, packing, bestfit, fgd, fairway" \
 	"$FW" sim fgd --pods p --nodes n --scorers fgd,nope
@@ -2490,6 +2496,8 @@ printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,1,100
 printf 'nom,cpu_milli\np1,1000\n' >"$FD/hdr.csv"
 expect "sim-fgd-bad-row-offers-skip-bad" 1 "(--skip-bad would skip 1 bad row(s) of $FD/pods.csv" \
 	"$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
+expect "sim-fgd-missing-pods-file-says-which" 1 "$FD/none.csv: cannot open: No such file or directory; check the path given to --pods, the openb pod list CSV" \
+	"$FW" sim fgd --pods "$FD/none.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
 out=$("$FW" sim fgd --pods "$FD/hdr.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1)
 if grep -qF "missing from the header" <<<"$out" && ! grep -qF -- "--skip-bad" <<<"$out"; then
 	ok "sim-fgd-header-error-no-skip-bad-hint"
