@@ -1583,6 +1583,15 @@ if [ "$(line_order "$ord" "nodes: 13x8 (default" "fairway: warning: 1 job of $MY
 else
 	bad "sim-run-stdout-lines-before-a-warning-through-a-pipe"; echo "$ord"
 fi
+# a trace of one job: one job, in the header and in the report (before, "1 jobs")
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,4\n' >"$MY/one.csv"
+ord=$("$FW" sim run --trace "$MY/one.csv" --policies fifo,fairway --report "$MY/one.html" --json "$MY/one.json" 2>&1)
+if grep -qF "trace $MY/one.csv: 1 job; cluster 13x8" <<<"$ord" && grep -qF '<p class="sub">1 job replayed on 13 nodes' "$MY/one.html" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["jobs"] == 1 and all(p["decisions"] == 1 for p in d["policies"])' "$MY/one.json"; then
+	ok "sim-run-one-job-trace"
+else
+	bad "sim-run-one-job-trace"; echo "$ord" | head -3
+fi
 rm -rf "$MY"
 # --verbose with node failures: the evictions they caused and the work lost
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --failures 50 --verbose \
