@@ -2808,6 +2808,15 @@ expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --c
 expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
 expect "health-sim-bad-gpu-faults" 2 "--gpu-faults needs a number in [0, 1]" "$HS" --gpu-faults -0.1
 expect "health-sim-empty-value-is-no-number" 2 "--rate needs a number in [0, 1000]" "$HS" --rate ""
+# numbers in plain decimal digits, as every fairway flag takes them (strtod
+# read '1e1', '0x5', ' 5', '+2' and 'inf' as values), and the refusal echoes
+# the value given
+for hv in "--seeds|1e1" "--seeds|0x5" "--rate| 5" "--load|+0.5" "--flaky|inf" "--days|1." "--rate|-0"; do
+	expect "health-sim-plain-decimal: ${hv%%|*} '${hv#*|}'" 2 "${hv%%|*} needs a number in [" "$HS" "${hv%%|*}" "${hv#*|}"
+done
+expect "health-sim-bad-value-is-echoed" 2 "--seeds needs a number in [1, 100], not 'abc' (decimal digits, e.g. 1); see --help" \
+	"$HS" --seeds abc
+expect "health-sim-range-without-exponent" 2 "--detect needs a number in [0, 2592000]" "$HS" --detect
 expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS" --gpu-repair 0
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
 expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
