@@ -3981,7 +3981,8 @@ static int io_error(const char *what, const char *path, int rc)
 /* "--json x/m.json: cannot write: No such file or directory" (errno). */
 static int out_error(const struct fw_outfile *o)
 {
-	run_error("%s %s: cannot write: %s", o->flag, o->path, strerror(errno ? errno : EIO));
+	run_error("%s %s: cannot write: %s; give %s a path you may write, in a folder that exists, on a disk "
+		  "with room", o->flag, o->path, strerror(errno ? errno : EIO), o->flag);
 	return 1;
 }
 
@@ -4530,7 +4531,8 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	if (c->tr.skipped) {
 		char why[800];
 		fw_itp_diag_str(&c->tr.first_bad, why, sizeof why);
-		printf("skipped %zu bad rows; the first: %s\n", c->tr.skipped, why);
+		printf(c->tr.skipped == 1 ? "skipped %zu bad row: %s\n" : "skipped %zu bad rows; the first: %s\n",
+		       c->tr.skipped, why);
 	}
 	if (c->tr.n == 0) /* nothing to replay, and no metric is defined */
 		return fw_diag_set(d, FW_EINVAL, c->trace, 0, 0, NULL, c->tr.skipped ?

@@ -647,8 +647,9 @@ static void print_intro(const struct cli *c, const struct fw_fgd_world *w,
 {
 	char workload[256];
 	workload_name(c->pods, workload, sizeof workload);
-	printf("FGD openb experiment: %s, %zu pods; %zu nodes, %lld GPUs\n",
-	       workload, w->npods, w->nnodes, (long long)w->total_gpus);
+	printf("FGD openb experiment: %s, %zu pod%s; %zu node%s, %lld GPUs\n",
+	       workload, w->npods, w->npods == 1 ? "" : "s", w->nnodes, w->nnodes == 1 ? "" : "s",
+	       (long long)w->total_gpus);
 	printf("tune %.0f%%, seeds %llu-%llu; typical pods: %zu of %zu "
 	       "kinds cover %.2f%%\n", c->tune * 100,
 	       (unsigned long long)c->seed_lo, (unsigned long long)c->seed_hi,
@@ -661,6 +662,7 @@ static void print_intro(const struct cli *c, const struct fw_fgd_world *w,
 	cell("published %", 20);
 	cell("diff (pp)", 12);
 	printf("verdict\n");
+	fflush(stdout); /* out before a failed run's error on stderr, through a pipe too */
 }
 
 static void print_row(const struct cli *c, const struct published *pub,
@@ -822,7 +824,8 @@ static int run_all(const struct cli *c, const struct fw_fgd_world *w,
 		if (rc != FW_OK) {
 			fprintf(stderr, "%s: error: run of %s failed: %s\n", c->prog,
 				c->sc[i]->name,
-				rc == FW_EINVAL ? "the pods request no GPU"
+				rc == FW_EINVAL ? "the pods request no GPU; give --pods a pod list "
+						  "with num_gpu above 0 (the experiment allocates GPUs)"
 				: rc == FW_ERANGE ? "tuning would make more "
 						    "than 16 M pods"
 						  : "out of memory");

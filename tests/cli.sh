@@ -1002,7 +1002,7 @@ expect "sim-run-unknown-level-lists-the-fleets" 1 \
 	"$FW" sim run --trace "$OF/lv.csv" --format fairway --racks 1 --nodes 2x8 --policies fifo
 expect "sim-run-unknown-level-without-topology" 1 "'racks' is not a topology level of the fleet (its levels: node); name one of them" \
 	"$FW" sim run --trace "$OF/lv.csv" --format fairway --nodes 2x8 --policies fifo
-expect "sim-run-unwritable-json-names-the-flag" 1 "--json /nonexistent/x.json: cannot write: No such file or directory" \
+expect "sim-run-unwritable-json-names-the-flag" 1 "--json /nonexistent/x.json: cannot write: No such file or directory; give --json a path you may write, in a folder that exists, on a disk with room" \
 	"$FW" sim run --trace "$OF/tr.csv" --format fairway --nodes 2x8 --jobs "$OF/zz.csv" --json /nonexistent/x.json
 [ ! -e "$OF/zz.csv" ] && ok "sim-run-unwritable-json-creates-nothing" || bad "sim-run-unwritable-json-creates-nothing"
 ln -s real.json "$OF/link.json"
@@ -1193,7 +1193,7 @@ printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\nz,0,60,in
 expect "sim-run-config-missing-queue-refused" 1 \
 	"missing.csv:3:8: queue: job 'z': the config has no queue 'infra'; name one of its leaf queues (llm, vision, product)" \
 	"$FW" sim run --config "$CF" --trace "$SC/missing.csv" --format fairway
-expect "sim-run-config-bad-queue-skipped" 0 "skipped 1 bad rows; the first: $SC/missing.csv:3:8: queue: job 'z'" \
+expect "sim-run-config-bad-queue-skipped" 0 "skipped 1 bad row: $SC/missing.csv:3:8: queue: job 'z'" \
 	"$FW" sim run --config "$CF" --trace "$SC/missing.csv" --format fairway --skip-bad-rows --policies fifo
 expect "sim-run-config-and-fleet" 2 "--config and --fleet: the config's nodes are the replay's fleet; drop --fleet" \
 	"$FW" sim run --config "$CF" --fleet tests/data/fleet.yaml --trace "$CT" --format fairway
@@ -1495,7 +1495,7 @@ else
 	bad "sim-run-a-policy-that-starves-jobs-is-not-best-on-idle-while-waiting"; grep -E '^(GPU-h idle|occupancy)' <<<"$out"
 fi
 rm -rf "$HO"
-expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
+expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad row: tests/data/bad_itp.csv:" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
@@ -2505,6 +2505,15 @@ printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,1,100
 printf 'nom,cpu_milli\np1,1000\n' >"$FD/hdr.csv"
 expect "sim-fgd-bad-row-offers-skip-bad" 1 "(--skip-bad would skip 1 bad row(s) of $FD/pods.csv" \
 	"$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
+# the intro on stdout comes before a failed run's error, through a pipe too
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,0,0,\n' >"$FD/cpu.csv"
+fo=$("$FW" sim fgd --pods "$FD/cpu.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1 | cat)
+if [ "$(head -1 <<<"$fo")" = "FGD openb experiment: cpu, 1 pod; 1 node, 8 GPUs" ] &&
+	[ "$(tail -1 <<<"$fo")" = "fairway sim fgd: error: run of fgd failed: the pods request no GPU; give --pods a pod list with num_gpu above 0 (the experiment allocates GPUs)" ]; then
+	ok "sim-fgd-intro-before-a-failed-runs-error"
+else
+	bad "sim-fgd-intro-before-a-failed-runs-error"; echo "$fo"
+fi
 expect "sim-fgd-missing-pods-file-says-which" 1 "$FD/none.csv: cannot open: No such file or directory; check the path given to --pods, the openb pod list CSV" \
 	"$FW" sim fgd --pods "$FD/none.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
 out=$("$FW" sim fgd --pods "$FD/hdr.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1)
