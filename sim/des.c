@@ -2595,6 +2595,18 @@ static void print_usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", l[i]->name, l[i]->summary);
 }
 
+/* The stream for notes, warnings and errors: stderr, once the summary's
+ * lines already written to stdout are out.  stdout is buffered when it is
+ * a pipe or a file and stderr is not, so without the flush a terminal or
+ * a log that takes both (`2>&1 | less`) showed an error above the header
+ * lines printed before it ("nodes: ...", "skipped N bad rows; the first:
+ * ...", which an error then called "above"). */
+static FILE *err_out(void)
+{
+	fflush(stdout);
+	return stderr;
+}
+
 /* A usage error, as every fairway command reports one (tools/fairway.c,
  * fw_cli_usage_error): "fairway sim run: error: WHY", the hint line, and
  * the exit status 2. */
@@ -2602,11 +2614,13 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 {
 	va_list ap;
 
-	fputs("fairway sim run: error: ", stderr);
+	FILE *f = err_out();
+
+	fputs("fairway sim run: error: ", f);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(f, fmt, ap);
 	va_end(ap);
-	fputs("\nrun `fairway sim run --help` for usage\n", stderr);
+	fputs("\nrun `fairway sim run --help` for usage\n", f);
 	return 2;
 }
 
@@ -3279,7 +3293,7 @@ static void note_inert_flags(const struct cli *c)
 	for (int i = 0; i < c->npolicies; i++)
 		grace = grace || c->policy[i].grace_s > 0;
 	if (!c->o.preemptible && (grace || c->o.min_runtime_s > 0))
-		fprintf(stderr, "fairway sim run: note: %s%s%s act%s only on evictions for a waiting job, and without "
+		fprintf(err_out(), "fairway sim run: note: %s%s%s act%s only on evictions for a waiting job, and without "
 				"--preemptible no job may be evicted: add --preemptible to see %s\n",
 			c->o.min_runtime_s > 0 ? "--min-runtime" : "", c->o.min_runtime_s > 0 && grace ? " and " : "",
 			grace ? "checkpoint-grace" : "", c->o.min_runtime_s > 0 && grace ? "" : "s",
@@ -3374,7 +3388,7 @@ static bool flag_given(const struct cli *c, const char *f)
 static void note_inert_checkpoint(const struct cli *c)
 {
 	if (flag_given(c, "--checkpoint") && !c->o.preemptible && !(c->fail.rate_per_1000 > 0))
-		fprintf(stderr, "fairway sim run: note: --checkpoint acts only on evicted jobs, and without "
+		fprintf(err_out(), "fairway sim run: note: --checkpoint acts only on evicted jobs, and without "
 				"--preemptible or --failures no job is evicted: add --preemptible or --failures R "
 				"to see it\n");
 }
@@ -3949,11 +3963,13 @@ __attribute__((format(printf, 1, 2))) static void run_error(const char *fmt, ...
 {
 	va_list ap;
 
-	fputs("fairway sim run: error: ", stderr);
+	FILE *f = err_out();
+
+	fputs("fairway sim run: error: ", f);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(f, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', f);
 }
 
 static int io_error(const char *what, const char *path, int rc)
@@ -3965,7 +3981,8 @@ static int io_error(const char *what, const char *path, int rc)
 /* "--json x/m.json: cannot write: No such file or directory" (errno). */
 static int out_error(const struct fw_outfile *o)
 {
-	run_error("%s %s: cannot write: %s", o->flag, o->path, strerror(errno ? errno : EIO));
+	run_error("%s %s: cannot write: %s; give %s a path you may write, in a folder that exists, on a disk "
+		  "with room", o->flag, o->path, strerror(errno ? errno : EIO), o->flag);
 	return 1;
 }
 
@@ -4332,7 +4349,7 @@ static void config_settings(struct cli *c)
 	c->o.budget_safe |= k->budget_safe;
 	c->o.lemon_gang_gpus = k->lemon_gang_gpus;
 	if (c->config_jobs)
-		fprintf(stderr, "fairway sim run: note: the %d job%s of %s %s not replayed: the trace's jobs run on "
+		fprintf(err_out(), "fairway sim run: note: the %d job%s of %s %s not replayed: the trace's jobs run on "
 				"its nodes and queues\n", (int)c->config_jobs, c->config_jobs == 1 ? "" : "s",
 			c->config, c->config_jobs == 1 ? "is" : "are");
 }
@@ -4514,7 +4531,8 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	if (c->tr.skipped) {
 		char why[800];
 		fw_itp_diag_str(&c->tr.first_bad, why, sizeof why);
-		printf("skipped %zu bad rows; the first: %s\n", c->tr.skipped, why);
+		printf(c->tr.skipped == 1 ? "skipped %zu bad row: %s\n" : "skipped %zu bad rows; the first: %s\n",
+		       c->tr.skipped, why);
 	}
 	if (c->tr.n == 0) /* nothing to replay, and no metric is defined */
 		return fw_diag_set(d, FW_EINVAL, c->trace, 0, 0, NULL, c->tr.skipped ?
@@ -4526,10 +4544,10 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	size_t respelled;
 	if ((rc = fw_trace_model_case(&c->tr, c->fleetsnap, &respelled, d)) != FW_OK)
 		return rc; /* two fleet models alike a job's but for case: no guess */
-	fw_trace_warn_unfit(&c->tr, c->fleetsnap, c->config != NULL, stderr);
+	fw_trace_warn_unfit(&c->tr, c->fleetsnap, c->config != NULL, err_out());
 	if (c->config)
-		fw_trace_warn_over_limit(&c->tr, c->fleetsnap, stderr);
-	fw_trace_warn_models(&c->tr, c->fleetsnap, c->config != NULL, stderr);
+		fw_trace_warn_over_limit(&c->tr, c->fleetsnap, err_out());
+	fw_trace_warn_models(&c->tr, c->fleetsnap, c->config != NULL, err_out());
 	if ((rc = itp_view(&c->tr, t)) != FW_OK)
 		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
 	return FW_OK;
@@ -4582,7 +4600,7 @@ static int load_teams(struct cli *c, struct fw_teams *teams)
 	}
 	one_team(c, teams);
 	if (note[0] && !c->one_team) /* a trace of one VC reads no teams file */
-		fprintf(stderr, "fairway: %s\n", note);
+		fprintf(err_out(), "fairway: %s\n", note);
 	return 0;
 }
 
@@ -4665,7 +4683,7 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	if (load_trace(c, t, &d) != FW_OK)
 		return report_diag(&d);
 	fw_fleet_shape(c->fleetsnap, shape, sizeof shape);
-	printf("trace %s: %zu jobs; cluster ", c->trace, t->n);
+	printf("trace %s: %zu job%s; cluster ", c->trace, t->n, t->n == 1 ? "" : "s");
 	if (strchr(shape, '+')) /* mixed node sizes */
 		printf("%d nodes (%s)", (int)c->fleetsnap->nnodes, shape);
 	else

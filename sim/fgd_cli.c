@@ -521,15 +521,35 @@ static const char *swapped(const struct fw_diag *d, int rc, const char *path, bo
 		    : "; the file looks like a pod list: give it to --pods (--pods and --nodes swapped?)";
 }
 
+/* A file that cannot be opened: the flag it came from and the file it
+ * wants; a --nodes of sim run's NxG shape says that this --nodes is a
+ * file ("" when the read failed otherwise). */
+static const char *open_hint(int rc, const char *path, bool pods, char *buf, size_t n)
+{
+	unsigned a, b;
+	char x, end;
+
+	buf[0] = '\0';
+	if (rc != FW_EIO || !path)
+		return buf;
+	snprintf(buf, n, "; check the path given to %s, the openb %s list CSV (e.g. %s/alibaba-openb/%s)%s",
+		 pods ? "--pods" : "--nodes", pods ? "pod" : "node", traces_dir(),
+		 pods ? "openb_pod_list_default.csv" : "openb_node_list_gpu_node.csv",
+		 !pods && sscanf(path, "%u%c%u%c", &a, &x, &b, &end) == 3 && (x == 'x' || x == 'X')
+			 ? "; --nodes here is a file, not NxG as in sim run" : "");
+	return buf;
+}
+
 /* The error of a failed read; the --skip-bad hint only where it helps. */
 static int input_error(const struct cli *c, const struct fw_diag *d, int rc,
 		       const char *path, bool pods)
 {
-	char msg[1024];
+	char msg[1024], hint[600];
 	size_t n;
 
 	fw_openb_diag_str(d, msg, sizeof msg);
-	fprintf(stderr, "%s: error: %s%s\n", c->prog, msg, swapped(d, rc, path, pods));
+	fprintf(stderr, "%s: error: %s%s%s\n", c->prog, msg, swapped(d, rc, path, pods),
+		open_hint(rc, path, pods, hint, sizeof hint));
 	if ((rc == FW_EINVAL || rc == FW_ERANGE) && path && !c->skip_bad && (n = skippable(path, pods)))
 		fprintf(stderr, "%s: (--skip-bad would skip %zu bad row(s) of "
 			"%s and count them)\n", c->prog, n, path);
@@ -627,8 +647,9 @@ static void print_intro(const struct cli *c, const struct fw_fgd_world *w,
 {
 	char workload[256];
 	workload_name(c->pods, workload, sizeof workload);
-	printf("FGD openb experiment: %s, %zu pods; %zu nodes, %lld GPUs\n",
-	       workload, w->npods, w->nnodes, (long long)w->total_gpus);
+	printf("FGD openb experiment: %s, %zu pod%s; %zu node%s, %lld GPUs\n",
+	       workload, w->npods, w->npods == 1 ? "" : "s", w->nnodes, w->nnodes == 1 ? "" : "s",
+	       (long long)w->total_gpus);
 	printf("tune %.0f%%, seeds %llu-%llu; typical pods: %zu of %zu "
 	       "kinds cover %.2f%%\n", c->tune * 100,
 	       (unsigned long long)c->seed_lo, (unsigned long long)c->seed_hi,
@@ -641,6 +662,7 @@ static void print_intro(const struct cli *c, const struct fw_fgd_world *w,
 	cell("published %", 20);
 	cell("diff (pp)", 12);
 	printf("verdict\n");
+	fflush(stdout); /* out before a failed run's error on stderr, through a pipe too */
 }
 
 static void print_row(const struct cli *c, const struct published *pub,
@@ -802,7 +824,8 @@ static int run_all(const struct cli *c, const struct fw_fgd_world *w,
 		if (rc != FW_OK) {
 			fprintf(stderr, "%s: error: run of %s failed: %s\n", c->prog,
 				c->sc[i]->name,
-				rc == FW_EINVAL ? "the pods request no GPU"
+				rc == FW_EINVAL ? "the pods request no GPU; give --pods a pod list "
+						  "with num_gpu above 0 (the experiment allocates GPUs)"
 				: rc == FW_ERANGE ? "tuning would make more "
 						    "than 16 M pods"
 						  : "out of memory");

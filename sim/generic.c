@@ -244,12 +244,14 @@ static int check_job(struct fw_trace_job *j, char *why, size_t cap)
 		j->expected = j->duration;
 	if (g->gpu_milli < 1000 && g->gpus != 1) {
 		snprintf(why, cap, "%d is a fraction of a GPU, allowed only "
-			 "with gpus_per_task = 1 (got %d)", g->gpu_milli, g->gpus);
+			 "with gpus_per_task = 1 (got %d); give gpus_per_task 1, "
+			 "or leave gpu_milli empty (1000, whole GPUs)", g->gpu_milli, g->gpus);
 		return G_MILLI;
 	}
 	if (j->min_member > g->count) {
-		snprintf(why, cap, "%d is more than the job's %d tasks",
-			 j->min_member, g->count);
+		snprintf(why, cap, "%d is more than the job's %d tasks; give "
+			 "at most %d (or 0 or empty: all of them)",
+			 j->min_member, g->count, g->count);
 		return G_MIN;
 	}
 	if (g->gpus == 0 && g->cpu_milli == 0 && g->mem_mib == 0) {
@@ -478,7 +480,10 @@ static int walk(struct gparser *ps, const char *buf, size_t len, line_fn fn,
 	}
 	if (header && ps->nhdr == 0)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, 1, 1, "header",
-				   "the file is empty (no header line)");
+				   "the file is empty (no header line); give a CSV "
+				   "header (job_id,submit_time,duration,gpus_per_task,...) "
+				   "and a row per job, or a JSON object per line "
+				   "(docs/trace-format.md)");
 	return FW_OK;
 }
 

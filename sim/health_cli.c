@@ -10,9 +10,11 @@
  * markdown: setup, per-seed tables, means, and the acceptance checks with
  * the measured values (nothing in the document is typed by hand).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,15 +142,40 @@ static void usage(FILE *f)
 		"cores.\n");
 }
 
+/* A plain decimal, as every fairway flag takes numbers: digits, at most
+ * one '.' between digits; no sign (no flag here takes a negative value),
+ * exponent, hex, inf/nan or spaces, which strtod would read ("1e1",
+ * "0x5", " 5", "-0"). */
+static bool plain_decimal(const char *v)
+{
+	const char *p = v;
+	bool dot = false;
+
+	if (!isdigit((unsigned char)*p))
+		return false;
+	for (; *p; p++) {
+		if (*p == '.' && !dot && isdigit((unsigned char)p[1]))
+			dot = true;
+		else if (!isdigit((unsigned char)*p))
+			return false;
+	}
+	return true;
+}
+
 static int num(const char *flag, const char *v, double lo, double hi, double *out)
 {
 	char *end;
 	double x;
 
 	errno = 0;
-	x = v ? strtod(v, &end) : 0;
-	if (!v || end == v || errno || *end || !(x >= lo && x <= hi)) { /* end == v: "" is no number, not 0 */
-		fprintf(stderr, "fairway-health-sim: %s needs a number in [%g, %g]\n", flag, lo, hi);
+	x = v && plain_decimal(v) ? strtod(v, &end) : 0;
+	if (!v || !plain_decimal(v) || errno || *end || !(x >= lo && x <= hi)) {
+		if (v)
+			fprintf(stderr, "fairway-health-sim: %s needs a number in [%.10g, %.10g], not '%s' (decimal "
+				"digits, e.g. %.10g); see --help\n", flag, lo, hi, v, lo);
+		else
+			fprintf(stderr, "fairway-health-sim: %s needs a number in [%.10g, %.10g]; see --help\n", flag,
+				lo, hi);
 		return 2;
 	}
 	*out = x;
@@ -165,7 +192,7 @@ static int whole(const char *flag, const char *v, double lo, double hi, double *
 	if (rc)
 		return rc;
 	if (x != floor(x)) {
-		fprintf(stderr, "fairway-health-sim: %s needs a whole number in [%g, %g], not %s\n", flag, lo, hi, v);
+		fprintf(stderr, "fairway-health-sim: %s needs a whole number in [%.10g, %.10g], not %s\n", flag, lo, hi, v);
 		return 2;
 	}
 	*out = x;

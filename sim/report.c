@@ -221,12 +221,13 @@ static void head(FILE *f, const struct fw_met_run *mr)
 	fputs("<h1>fairway sim \xc2\xb7 ", f);
 	esc(f, base ? base + 1 : mr->trace);
 	if (strchr(mr->shape, '+')) /* a fleet of mixed node sizes */
-		fprintf(f, "</h1>\n<p class=\"sub\">%zu jobs replayed on %d nodes of mixed sizes, "
-			"%s nodes \xc3\x97 GPUs (%lld GPUs", mr->jobs, (int)mr->fleet_nodes, mr->shape,
+		fprintf(f, "</h1>\n<p class=\"sub\">%zu job%s replayed on %d nodes of mixed sizes, "
+			"%s nodes \xc3\x97 GPUs (%lld GPUs", mr->jobs, mr->jobs == 1 ? "" : "s",
+			(int)mr->fleet_nodes, mr->shape,
 			(long long)mr->capacity_gpus);
 	else
-		fprintf(f, "</h1>\n<p class=\"sub\">%zu jobs replayed on %d nodes \xc3\x97 %d GPUs "
-			"(%lld GPUs", mr->jobs, (int)mr->nodes, (int)mr->gpus_per_node,
+		fprintf(f, "</h1>\n<p class=\"sub\">%zu job%s replayed on %d nodes \xc3\x97 %d GPUs "
+			"(%lld GPUs", mr->jobs, mr->jobs == 1 ? "" : "s", (int)mr->nodes, (int)mr->gpus_per_node,
 			(long long)mr->capacity_gpus);
 	if (mr->nodes_per_rack > 0)
 		fprintf(f, ", racks of %d nodes", (int)mr->nodes_per_rack);

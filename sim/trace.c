@@ -678,6 +678,26 @@ int fw_trace_bind_config(struct fw_trace *t, const struct fw_snapshot *cfg, unsi
 	return FW_OK;
 }
 
+/* A job's level the fleet lacks: the fleet's levels (node is always
+ * one), a near name, and the two ways out. */
+static int level_error(const struct fw_trace *t, const struct fw_trace_job *tj,
+		       const struct fw_topology *topo, const char *name, const char *field,
+		       struct fw_diag *d)
+{
+	const char *names[FW_MAX_LEVELS + 2], *near;
+	char list[FW_MAX_LEVELS * 66 + 8] = "", hint[96] = "";
+
+	for (int l = 0; l < topo->nlevels; l++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s, ", topo->level[l]);
+	fw_topology_level_names(topo, names);
+	if ((near = fw_cli_nearest_name(name, names)))
+		snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+	return fw_diag_set(d, FW_EINVAL, t->file, tj->line, 0, field,
+			   "job '%s': '%s' is not a topology level of the fleet%s (its levels: %snode); "
+			   "name one of them, or give the fleet that level (--racks, --blocks, --topo, --fleet)",
+			   tj->id, name, hint, list);
+}
+
 static int level_of(const struct fw_trace *t, const struct fw_trace_job *tj,
 		    const struct fw_topology *topo, const char *name,
 		    const char *field, int8_t *out, struct fw_diag *d)
@@ -693,10 +713,7 @@ static int level_of(const struct fw_trace *t, const struct fw_trace_job *tj,
 			*out = (int8_t)l;
 			return FW_OK;
 		}
-	return fw_diag_set(d, FW_EINVAL, t->file, tj->line, 0, field,
-			   "job '%s': '%s' is not a topology level of the fleet "
-			   "(it has %d; see --topo, --racks, --blocks)", tj->id, name,
-			   topo->nlevels);
+	return level_error(t, tj, topo, name, field, d);
 }
 
 int fw_trace_make_job(const struct fw_trace *t, size_t row,

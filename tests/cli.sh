@@ -994,7 +994,15 @@ expect "sim-run-failed-run-names-the-job" 1 "'zone' is not a topology level" "$F
 	--format fairway --racks 1 --nodes 2x8 --json "$OF/keep.json" --report "$OF/o.html" --jobs "$OF/oj.csv"
 [ "$(cat "$OF/keep.json")" = PREV ] && [ "$(ls -A "$OF" | sort | tr '\n' ' ')" = "keep.json tr.csv " ] &&
 	ok "sim-run-failed-run-touches-no-output" || bad "sim-run-failed-run-touches-no-output: $(ls -A "$OF")"
-expect "sim-run-unwritable-json-names-the-flag" 1 "--json /nonexistent/x.json: cannot write: No such file or directory" \
+# a level the fleet lacks: the error lists the fleet's levels, a near
+# name, and what to do (before: "(it has 0; see --topo, --racks, --blocks)")
+printf 'job_id,submit_time,duration,gpus_per_task,tasks,topology_required\na,0,7200,8,2,racks\n' >"$OF/lv.csv"
+expect "sim-run-unknown-level-lists-the-fleets" 1 \
+	"lv.csv:2: topology_required: job 'a': 'racks' is not a topology level of the fleet (did you mean 'rack'?) (its levels: rack, node); name one of them, or give the fleet that level (--racks, --blocks, --topo, --fleet)" \
+	"$FW" sim run --trace "$OF/lv.csv" --format fairway --racks 1 --nodes 2x8 --policies fifo
+expect "sim-run-unknown-level-without-topology" 1 "'racks' is not a topology level of the fleet (its levels: node); name one of them" \
+	"$FW" sim run --trace "$OF/lv.csv" --format fairway --nodes 2x8 --policies fifo
+expect "sim-run-unwritable-json-names-the-flag" 1 "--json /nonexistent/x.json: cannot write: No such file or directory; give --json a path you may write, in a folder that exists, on a disk with room" \
 	"$FW" sim run --trace "$OF/tr.csv" --format fairway --nodes 2x8 --jobs "$OF/zz.csv" --json /nonexistent/x.json
 [ ! -e "$OF/zz.csv" ] && ok "sim-run-unwritable-json-creates-nothing" || bad "sim-run-unwritable-json-creates-nothing"
 ln -s real.json "$OF/link.json"
@@ -1185,7 +1193,7 @@ printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\nz,0,60,in
 expect "sim-run-config-missing-queue-refused" 1 \
 	"missing.csv:3:8: queue: job 'z': the config has no queue 'infra'; name one of its leaf queues (llm, vision, product)" \
 	"$FW" sim run --config "$CF" --trace "$SC/missing.csv" --format fairway
-expect "sim-run-config-bad-queue-skipped" 0 "skipped 1 bad rows; the first: $SC/missing.csv:3:8: queue: job 'z'" \
+expect "sim-run-config-bad-queue-skipped" 0 "skipped 1 bad row: $SC/missing.csv:3:8: queue: job 'z'" \
 	"$FW" sim run --config "$CF" --trace "$SC/missing.csv" --format fairway --skip-bad-rows --policies fifo
 expect "sim-run-config-and-fleet" 2 "--config and --fleet: the config's nodes are the replay's fleet; drop --fleet" \
 	"$FW" sim run --config "$CF" --fleet tests/data/fleet.yaml --trace "$CT" --format fairway
@@ -1487,7 +1495,7 @@ else
 	bad "sim-run-a-policy-that-starves-jobs-is-not-best-on-idle-while-waiting"; grep -E '^(GPU-h idle|occupancy)' <<<"$out"
 fi
 rm -rf "$HO"
-expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
+expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad row: tests/data/bad_itp.csv:" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
@@ -1544,6 +1552,46 @@ mkdir "$MY/microsoft-itp" && cp "$MY/cluster01.csv" "$MY/microsoft-itp/"
 FAIRWAY_TRACES=$MY expect "sim-run-standard-size-in-the-itp-folder" 0 \
 	"nodes: 8x8, the standard size for cluster01.csv (traces README)" \
 	"$FW" sim run --trace "$MY/./microsoft-itp/cluster01.csv" --policies fifo
+# stdout's lines come out before a later note or error on stderr, also
+# through a pipe, where stdout is buffered (before, `2>&1 | less` showed
+# the error first, then "nodes: ...", and a trace whose rows were all
+# skipped said "the first one's reason is above" above that reason)
+line_order() { # text, fixed strings...: the numbers of the strings, in the order of the lines holding them
+	local text=$1 line i p
+	shift
+	while IFS= read -r line; do
+		i=1
+		for p in "$@"; do
+			grep -qF -- "$p" <<<"$line" && { printf '%d ' "$i"; break; }
+			i=$((i + 1))
+		done
+	done <<<"$text"
+}
+printf 'job_id,submission_time,duration,num_gpu\nA,0,x,1\nB,5,y,2\n' >"$MY/allbad.csv"
+ord=$("$FW" sim run --trace "$MY/allbad.csv" --skip-bad-rows --policies fifo 2>&1 | cat)
+if [ "$(line_order "$ord" "nodes: 13x8 (default" "skipped 2 bad rows; the first: $MY/allbad.csv:2:5: duration" \
+	"error: $MY/allbad.csv: the trace has no jobs: all 2 of its rows were skipped as bad; fix them (the first one's reason is above)")" = "1 2 3 " ]; then
+	ok "sim-run-stdout-lines-before-a-later-error-through-a-pipe"
+else
+	bad "sim-run-stdout-lines-before-a-later-error-through-a-pipe"; echo "$ord"
+fi
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,1\nB,5,100,200\n' >"$MY/big.csv"
+ord=$("$FW" sim run --trace "$MY/big.csv" --policies fifo 2>&1 | cat)
+if [ "$(line_order "$ord" "nodes: 13x8 (default" "fairway: warning: 1 job of $MY/big.csv can never start" \
+	"trace $MY/big.csv: 2 jobs")" = "1 2 3 " ]; then
+	ok "sim-run-stdout-lines-before-a-warning-through-a-pipe"
+else
+	bad "sim-run-stdout-lines-before-a-warning-through-a-pipe"; echo "$ord"
+fi
+# a trace of one job: one job, in the header and in the report (before, "1 jobs")
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,4\n' >"$MY/one.csv"
+ord=$("$FW" sim run --trace "$MY/one.csv" --policies fifo,fairway --report "$MY/one.html" --json "$MY/one.json" 2>&1)
+if grep -qF "trace $MY/one.csv: 1 job; cluster 13x8" <<<"$ord" && grep -qF '<p class="sub">1 job replayed on 13 nodes' "$MY/one.html" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["jobs"] == 1 and all(p["decisions"] == 1 for p in d["policies"])' "$MY/one.json"; then
+	ok "sim-run-one-job-trace"
+else
+	bad "sim-run-one-job-trace"; echo "$ord" | head -3
+fi
 rm -rf "$MY"
 # --verbose with node failures: the evictions they caused and the work lost
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --failures 50 --verbose \
@@ -2441,6 +2489,12 @@ rm -f "$FJ"
 expect "sim-run-failures-count-jobs-once" 0 "policy fifo     2396 jobs started (" "$FW" sim run \
 	--trace synthetic:3 --nodes 13x8 --policies fifo --failures 300 --repair 3600
 expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
+# a file that is not there names its flag and the file it wants; sim run's
+# --nodes NxG given to fgd's --nodes (a node list file) says so
+expect "sim-fgd-missing-nodes-file-says-which" 1 \
+	"13x8: cannot open: No such file or directory; check the path given to --nodes, the openb node list CSV (e.g. " \
+	"$FW" sim fgd --pods tests/data/nosuch.csv --nodes 13x8
+expect "sim-fgd-nodes-is-not-NxG" 1 "; --nodes here is a file, not NxG as in sim run" "$FW" sim fgd --pods p --nodes 13x8
 expect "sim-fgd-duplicate-scorer" 2 "--scorers names 'fgd' twice" "$FW" sim fgd --pods p --nodes n --scorers fgd,fgd
 expect "sim-fgd-unknown-scorer-lists-them" 2 "fairway sim fgd: error: --scorers: unknown scorer 'nope'; give a comma-separated list of: random, dotprod, clustering, packing, bestfit, fgd, fairway" \
 	"$FW" sim fgd --pods p --nodes n --scorers fgd,nope
@@ -2451,6 +2505,17 @@ printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,1,100
 printf 'nom,cpu_milli\np1,1000\n' >"$FD/hdr.csv"
 expect "sim-fgd-bad-row-offers-skip-bad" 1 "(--skip-bad would skip 1 bad row(s) of $FD/pods.csv" \
 	"$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
+# the intro on stdout comes before a failed run's error, through a pipe too
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,0,0,\n' >"$FD/cpu.csv"
+fo=$("$FW" sim fgd --pods "$FD/cpu.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1 | cat)
+if [ "$(head -1 <<<"$fo")" = "FGD openb experiment: cpu, 1 pod; 1 node, 8 GPUs" ] &&
+	[ "$(tail -1 <<<"$fo")" = "fairway sim fgd: error: run of fgd failed: the pods request no GPU; give --pods a pod list with num_gpu above 0 (the experiment allocates GPUs)" ]; then
+	ok "sim-fgd-intro-before-a-failed-runs-error"
+else
+	bad "sim-fgd-intro-before-a-failed-runs-error"; echo "$fo"
+fi
+expect "sim-fgd-missing-pods-file-says-which" 1 "$FD/none.csv: cannot open: No such file or directory; check the path given to --pods, the openb pod list CSV" \
+	"$FW" sim fgd --pods "$FD/none.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
 out=$("$FW" sim fgd --pods "$FD/hdr.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1)
 if grep -qF "missing from the header" <<<"$out" && ! grep -qF -- "--skip-bad" <<<"$out"; then
 	ok "sim-fgd-header-error-no-skip-bad-hint"
@@ -2752,6 +2817,15 @@ expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --c
 expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
 expect "health-sim-bad-gpu-faults" 2 "--gpu-faults needs a number in [0, 1]" "$HS" --gpu-faults -0.1
 expect "health-sim-empty-value-is-no-number" 2 "--rate needs a number in [0, 1000]" "$HS" --rate ""
+# numbers in plain decimal digits, as every fairway flag takes them (strtod
+# read '1e1', '0x5', ' 5', '+2' and 'inf' as values), and the refusal echoes
+# the value given
+for hv in "--seeds|1e1" "--seeds|0x5" "--rate| 5" "--load|+0.5" "--flaky|inf" "--days|1." "--rate|-0"; do
+	expect "health-sim-plain-decimal: ${hv%%|*} '${hv#*|}'" 2 "${hv%%|*} needs a number in [" "$HS" "${hv%%|*}" "${hv#*|}"
+done
+expect "health-sim-bad-value-is-echoed" 2 "--seeds needs a number in [1, 100], not 'abc' (decimal digits, e.g. 1); see --help" \
+	"$HS" --seeds abc
+expect "health-sim-range-without-exponent" 2 "--detect needs a number in [0, 2592000]" "$HS" --detect
 expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS" --gpu-repair 0
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
 expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \

@@ -410,6 +410,41 @@ TEST(shares_csv_has_a_row_per_plan_and_queue)
 }
 
 /*
+ * A plan that holds for 5,000 whole hours (more than JWIN_BULK windows
+ * alike) is added in one step, and the windows on either side of it are
+ * cut as before.  Fair (2, 2) throughout.  0..1800 s allocated (4, 0),
+ * then (2, 2) until 5001 h 15 min, then (4, 0) to the end at 5002 h.
+ * Window 0: x = (1.5, 0.5), Jain 4 / (2 * 2.5) = 0.8; windows 1..5000:
+ * Jain 1; window 5001 (900 s of (2, 2), 2700 s of (4, 0)): x = (1.75,
+ * 0.25), Jain 4 / (2 * 3.125) = 0.64.  So the 1-hour figure is
+ * (0.8 + 5000 + 0.64) / 5002.  (Before, a plan of centuries, which times
+ * up to 10^12 s allow, cost minutes a policy, one step per hour.)
+ */
+TEST(fairness_windows_of_a_long_plan_are_added_at_once)
+{
+	const int64_t H = 3600, t2 = 5001 * H + 900, end = 5002 * H;
+	const struct fw_met_job two[] = {
+		{ 0, end, 0, 4, 0, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
+		{ 0, end, 0, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
+	};
+	struct fw_snapshot *s = two_teams(2000);
+	struct fw_met_rec rec;
+	struct fw_met_policy p;
+
+	ASSERT(s);
+	fresh(&rec, &p);
+	plan_at(&rec, s, 0, 2, 4, 2, 0);
+	plan_at(&rec, s, 1800, 2, 2, 2, 2);
+	plan_at(&rec, s, t2, 2, 4, 2, 0);
+	ASSERT_OK(fw_met_compute(two, 2, &rec, 8, &p));
+	ASSERT_NEAR(p.fairness_jain_win[0], (0.8 + 5000 + 0.64) / 5002, 1e-12);
+	ASSERT_NEAR(p.fairness_jain, (0.5 * 1800 + (double)(t2 - 1800) + 0.5 * 2700) / (double)end, 1e-12);
+	fw_met_policy_release(&p);
+	fw_met_rec_release(&rec);
+	fw_snapshot_free(s);
+}
+
+/*
  * Two queues take turns: 0..1 h the first holds 4 GPUs and the second none,
  * 1..2 h the reverse, both with a fair share of 2.  At every instant Jain is
  * 0.5, and in each 1-hour window too; over a 6-hour (or longer) window each
@@ -1322,7 +1357,8 @@ TEST(cli_rejects_an_unwritable_report_before_replaying)
 }
 
 TEST_MAIN(progress_line_has_bar_percent_and_thousands,
-	  fairness_over_windows_counts_turns_taken, shares_csv_has_a_row_per_plan_and_queue,
+	  fairness_over_windows_counts_turns_taken, fairness_windows_of_a_long_plan_are_added_at_once,
+	  shares_csv_has_a_row_per_plan_and_queue,
 	  progress_draws_only_when_on_and_erases_its_line,
 	  idle_while_waiting_and_occupancy_are_exact,
 	  evictions_count_every_run_and_the_wait_between,

@@ -99,9 +99,10 @@ TEST(generic_cross_field_rules_and_duplicates)
 	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task,gpu_milli\nx,0,1,2,500\n",
 		      0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "t.csv:2:9: gpu_milli: 500 is a fraction");
+	ASSERT_STR_CONTAINS(why, "; give gpus_per_task 1, or leave gpu_milli empty"); /* what to do */
 	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task,tasks,min_member\n"
 		      "x,0,1,2,2,3\n", 0, &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_CONTAINS(why, "min_member: 3 is more than the job's 2 tasks");
+	ASSERT_STR_CONTAINS(why, "min_member: 3 is more than the job's 2 tasks; give at most 2 (or 0 or empty: all of them)");
 	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\nx,0,1,1\ny,0,1,1\nx,5,1,1\n",
 		      0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_EQ(why, "t.csv:4:1: job_id: 'x' repeats the job on line 2; give each job its own job_id");
@@ -176,7 +177,7 @@ TEST(generic_header_errors_are_never_skipped)
 	ASSERT_EQ(csv("job_id,job_id\n", 0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "appears twice; keep one");
 	ASSERT_EQ(csv("\n\n", 0, &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_CONTAINS(why, "no header line");
+	ASSERT_STR_CONTAINS(why, "no header line); give a CSV header (job_id,submit_time,duration,gpus_per_task,...)");
 }
 
 /* A sign only where a negative value is allowed: "-0" is no submit time. */
@@ -1447,7 +1448,8 @@ TEST(make_job_maps_levels_and_shapes)
 	ASSERT(!fw_trace_itp_shaped(&t.v[1], 4));
 	ASSERT(!fw_trace_itp_shaped(&t.v[0], 8));
 	ASSERT_EQ(fw_trace_make_job(&t, 2, &topo, &j, &d), FW_EINVAL);
-	ASSERT_STR_CONTAINS(d.msg, "'zone' is not a topology level");
+	ASSERT_STR_CONTAINS(d.msg, "'zone' is not a topology level of the fleet (its levels: block, rack, node)");
+	ASSERT_STR_CONTAINS(d.msg, "node); name one of them, or give the fleet that level (--racks");
 	ASSERT_EQ(d.line, 4);
 	ASSERT_OK(fw_trace_make_job(&t, 3, &topo, &j, &d));
 	ASSERT_EQ(j.required_level, FW_LEVEL_NODE);
