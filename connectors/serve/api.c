@@ -2879,14 +2879,18 @@ static int check_rsv_times(const struct fw_reservation *r, fw_time now, struct f
 {
 	bool start_out = r->start < now - FW_API_HORIZON_S || r->start > now + FW_API_HORIZON_S;
 	fw_time t = start_out ? r->start : r->end;
+	char given[FW_TIME_TEXT_MAX], clock[FW_TIME_TEXT_MAX]; /* the numbers' UTC dates (fairway/span.h) */
 
+	fw_utc_format(now, clock, sizeof clock);
 	if (r->end <= now)
-		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld is in the past (the daemon's clock says %lld): "
-				   "a reservation must end in the future", (long long)r->end, (long long)now);
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld (%s) is in the past (the daemon's clock says "
+				   "%lld, %s): a reservation must end in the future", (long long)r->end,
+				   fw_utc_format(r->end, given, sizeof given), (long long)now, clock);
 	if (start_out || r->end > now + FW_API_HORIZON_S)
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, start_out ? "start" : "end",
-				   "%lld is more than 10 years %s the daemon's clock (%lld): give a Unix time within "
-				   "10 years of now", (long long)t, t < now ? "before" : "after", (long long)now);
+				   "%lld (%s) is more than 10 years %s the daemon's clock (%lld, %s): give a Unix time "
+				   "within 10 years of now", (long long)t, fw_utc_format(t, given, sizeof given),
+				   t < now ? "before" : "after", (long long)now, clock);
 	return FW_OK;
 }
 

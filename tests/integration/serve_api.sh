@@ -374,6 +374,8 @@ req POST /v1/reservations "{\"kind\":\"job\",\"nodes\":[\"h100-013\"],\"start\":
 check "a reservation that ends before it starts: 400" [ "$CODE" = 400 ]
 req POST /v1/reservations '{"kind":"maintenance","nodes":["h100-013"],"start":0,"end":1}'
 check "a reservation entirely in the past: 400 naming end" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = end ]
+check "... its message names the end as a UTC date beside the number, and the daemon's clock too" \
+	[ "$(jfield '__import__("re").search(r"\b1 \(1970-01-01T00:00:01Z\) is in the past \(the daemon.s clock says \d+, \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)", j["error"]["message"]) is not None')" = True ]
 req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-013\",\"h100-012\",\"h100-013\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
 check "the same node twice in one reservation: 400 naming nodes[2]" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "nodes[2]" ]
 req POST /v1/reservations "{\"kind\":\"job\",\"job\":\"rsv-job\",\"nodes\":[\"a100-1\"],\"start\":$((now - 1)),\"end\":$((now + 3600))}"
