@@ -11,7 +11,10 @@
  * JSON and the printf template all come from FW_REASON_MAP.  The template
  * takes the two int64 arguments a and b in that order, each as a number
  * or, where the list's args column says so, as a span of seconds in
- * words (span.h: "in 7h00m", not "in 25200 s").
+ * words (span.h: "in 7h00m", not "in 25200 s") or as a time in the
+ * words of the snapshot's clock (span.h fw_time_format: "t=125200" for
+ * virtual seconds; "2026-12-06T16:42:05Z" where config.utc_times says
+ * now is Unix time, as in the daemon and on Slurm).
  *
  * Start-time estimates.  Every pending entry also says when the job is
  * expected to start (lib/estimate.c), always after now: this plan does
