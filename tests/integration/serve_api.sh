@@ -819,8 +819,8 @@ check "... limit=100000: every job, no truncated member" [ "$(jfield 'len(j["job
 check "... a user with spaces, / and & is sent encoded: no job, the header only" [ "$(wc -l <"$T/jlnone")" = 1 ]
 
 req GET /v1/jobs/llm-pretrain-128
-check "a reserved job's reservedAt is the time in its reason" \
-	[ "$(jfield 'j["reason"] == "has_reservation" and str(j["reservedAt"]) in j["reasonText"] and j["expectedStart"] <= j["reservedAt"]')" = True ]
+check "a reserved job's reservedAt is the time in its reason, as its UTC date (no Unix seconds, no t=)" \
+	[ "$(jfield 'j["reason"] == "has_reservation" and ("from %s (in " % __import__("time").strftime("%Y-%m-%dT%H:%M:%SZ", __import__("time").gmtime(j["reservedAt"]))) in j["reasonText"] and str(j["reservedAt"]) not in j["reasonText"] and "t=" not in j["reasonText"] and j["expectedStart"] <= j["reservedAt"]')" = True ]
 "$FW" queues "${C[@]}" >"$T/q" 2>&1
 check "fairway queues: a table" grep -q "^llm " "$T/q"
 "$FW" fairshare --json "${C[@]}" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null
