@@ -110,9 +110,11 @@ static void format_over_quota(const struct fw_snapshot *s, int32_t job, enum fw_
 
 /* How much a template's two conversions may grow, by its args (plan.h):
  * a %lld (4 characters) becomes at most 20, a span's %s (2) at most
- * FW_SPAN_MAX - 1; the over-quota text is about half the bound. */
+ * FW_SPAN_MAX - 1, a time's %s (2) at most FW_TIME_TEXT_MAX - 1; the
+ * over-quota text is about half the bound. */
 #define FW__GROW_NN (2 * (20 - 4))
-#define FW__GROW_NS (20 - 4 + FW_SPAN_MAX - 1 - 2)
+#define FW__GROW_TS (FW_TIME_TEXT_MAX - 1 - 2 + FW_SPAN_MAX - 1 - 2)
+#define FW__GROW_NT (20 - 4 + FW_TIME_TEXT_MAX - 1 - 2)
 #define FW__GROW_SS (2 * (FW_SPAN_MAX - 1 - 2))
 #define FW__REASON_FITS(U, l, k, t)                                          \
 	_Static_assert(sizeof(t) + FW__GROW_##k <= FW_REASON_TEXT_MAX, "reason " #U ": FW_REASON_TEXT_MAX too small");
@@ -177,21 +179,29 @@ static bool budget_short_text(int64_t a, int64_t b, char *buf, size_t n)
 }
 
 /* A template's conversions by its args column (plan.h): each argument
- * as a number, or as a span in words. */
-#define FW__FMT_NN(t, buf, n, a, b) snprintf(buf, n, t, (long long)(a), (long long)(b))
-#define FW__FMT_NS(t, buf, n, a, b)                                          \
+ * as a number, as a time on the snapshot's clock (utc), or as a span in
+ * words. */
+#define FW__FMT_NN(t, buf, n, a, b, utc) snprintf(buf, n, t, (long long)(a), (long long)(b))
+#define FW__FMT_TS(t, buf, n, a, b, utc)                                     \
 	do {                                                                 \
-		char fw__sb[FW_SPAN_MAX];                                    \
-		snprintf(buf, n, t, (long long)(a), fw_span_format(b, fw__sb, sizeof fw__sb)); \
+		char fw__ta[FW_TIME_TEXT_MAX], fw__sb[FW_SPAN_MAX];          \
+		snprintf(buf, n, t, fw_time_format(a, utc, fw__ta, sizeof fw__ta), \
+			 fw_span_format(b, fw__sb, sizeof fw__sb));          \
 	} while (0)
-#define FW__FMT_SS(t, buf, n, a, b)                                          \
+#define FW__FMT_NT(t, buf, n, a, b, utc)                                     \
+	do {                                                                 \
+		char fw__tb[FW_TIME_TEXT_MAX];                               \
+		snprintf(buf, n, t, (long long)(a), fw_time_format(b, utc, fw__tb, sizeof fw__tb)); \
+	} while (0)
+#define FW__FMT_SS(t, buf, n, a, b, utc)                                     \
 	do {                                                                 \
 		char fw__sa[FW_SPAN_MAX], fw__sb[FW_SPAN_MAX];               \
 		snprintf(buf, n, t, fw_span_format(a, fw__sa, sizeof fw__sa), \
 			 fw_span_format(b, fw__sb, sizeof fw__sb));          \
 	} while (0)
 
-char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
+/* fw_reason_format with the clock's times (utc: fw_sched_config.utc_times). */
+static char *reason_format(enum fw_reason r, int64_t a, int64_t b, bool utc, char *buf, size_t n)
 {
 	if (r == FW_REASON_BUDGET_SHORT && budget_short_text(a, b, buf, n)) {
 		singular(buf);
@@ -228,7 +238,7 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 	switch (r) {
 #define FW__REASON_FMT(U, l, k, t)                                           \
 	case FW_REASON_##U:                                                  \
-		FW__FMT_##k(t, buf, n, a, b);                                \
+		FW__FMT_##k(t, buf, n, a, b, utc);                           \
 		break;
 		FW_REASON_MAP(FW__REASON_FMT)
 #undef FW__REASON_FMT
@@ -237,6 +247,17 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 	}
 	singular(buf);
 	return buf;
+}
+
+char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
+{
+	return reason_format(r, a, b, false, buf, n);
+}
+
+/* Whether s's times are Unix time, written as UTC dates (snapshot.h). */
+static bool utc_of(const struct fw_snapshot *s)
+{
+	return s && s->config.utc_times;
 }
 
 /* SLICES with the job at hand: its sliced group of a slices (the first,
@@ -397,19 +418,20 @@ static int64_t until(int64_t t, int64_t now)
  * in words. */
 static void min_runtime_text(const struct fw_snapshot *s, int64_t a, int64_t b, char *buf, size_t n)
 {
-	char min[FW_SPAN_MAX], wait[FW_SPAN_MAX];
+	char min[FW_SPAN_MAX], wait[FW_SPAN_MAX], at[FW_TIME_TEXT_MAX];
 
 	fw_span_format(fw_queue_min_runtime(s, (int32_t)a), min, sizeof min);
 	fw_span_format(until(b, s->now), wait, sizeof wait);
 	snprintf(buf, n, "reclaim waits: the GPUs it needs are held by jobs of queue %s, above its fair share, that "
-			 "have not run its minimum runtime (minRuntime) of %s yet; reclaim may take them at t=%lld (in %s)",
-		 s->queues[a].name, min, (long long)b, wait);
+			 "have not run its minimum runtime (minRuntime) of %s yet; reclaim may take them at %s (in %s)",
+		 s->queues[a].name, min, fw_time_format(b, utc_of(s), at, sizeof at), wait);
 }
 
 char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
 			   char *buf, size_t n)
 {
 	const char *model = NULL;
+	char at[FW_TIME_TEXT_MAX];
 
 	if (r == FW_REASON_MODEL_LIMIT) {
 		format_model_limit(s, a, b, buf, n);
@@ -426,8 +448,8 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		return buf;
 	}
 	if (r == FW_REASON_CHECKPOINT_WAIT && s && a >= 0 && a < s->njobs) {
-		snprintf(buf, n, "it takes the GPUs of job %s, which saves a checkpoint at t=%lld: it waits for it rather "
-				 "than throw that job's work away", s->jobs[a].name, (long long)b);
+		snprintf(buf, n, "it takes the GPUs of job %s, which saves a checkpoint at %s: it waits for it rather "
+				 "than throw that job's work away", s->jobs[a].name, fw_time_format(b, utc_of(s), at, sizeof at));
 		return buf;
 	}
 	if (r == FW_REASON_SLICES && s && job >= 0 && job < s->njobs && slices_text(s, job, a, b, buf, n))
@@ -447,7 +469,7 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 			if (s->jobs[job].groups[g].gpus && s->jobs[job].groups[g].gpu_model[0])
 				model = s->jobs[job].groups[g].gpu_model;
 	if (!model)
-		return fw_reason_format(r, a, b, buf, n);
+		return reason_format(r, a, b, utc_of(s), buf, n);
 	if (b == 0 && !fw_snapshot_has_gpu_model(s, model)) /* none free, for none exists */
 		snprintf(buf, n, "GPU model: it needs %lld GPUs of model %s and no node has that model", (long long)a,
 			 model);
@@ -518,6 +540,7 @@ static const char *place_name(const struct fw_snapshot *s, int32_t job)
 char *fw_pending_format(const struct fw_snapshot *s, const struct fw_pending *r, char *buf, size_t n)
 {
 	const char *words;
+	char at[FW_TIME_TEXT_MAX];
 	size_t k;
 
 	fw_reason_format_job(s, r->job, r->reason, r->a, r->b, buf, n);
@@ -527,8 +550,8 @@ char *fw_pending_format(const struct fw_snapshot *s, const struct fw_pending *r,
 	if (r->reason != FW_REASON_HAS_RESERVATION || (k = strlen(buf)) + 1 >= n)
 		return buf;
 	if (r->why_a >= 0 && r->why_a < s->njobs)
-		snprintf(buf + k, n - k, "; not now: it fits, but would delay the reservation of %s (due at t=%lld)",
-			 s->jobs[r->why_a].name, (long long)r->why_b);
+		snprintf(buf + k, n - k, "; not now: it fits, but would delay the reservation of %s (due at %s)",
+			 s->jobs[r->why_a].name, fw_time_format(r->why_b, utc_of(s), at, sizeof at));
 	else if (r->why_a < 0 && (words = no_room_words(r->why_b)) != NULL)
 		snprintf(buf + k, n - k, "; not now: %s", words);
 	else if (r->why_a < 0 && r->why_b > FW_REASON_STARTED && r->why_b < FW_REASON_COUNT)

@@ -1,5 +1,6 @@
 /*
- * span.c — a duration in words (span.h).
+ * span.c — a duration in words, and a time as its clock's texts write
+ * it (span.h).
  */
 #include <stdio.h>
 
@@ -27,5 +28,76 @@ char *fw_span_format(int64_t secs, char *buf, size_t n)
 		snprintf(buf, n, "%s%llum%s", sign, (unsigned long long)min, tail);
 	else
 		snprintf(buf, n, "%s%lluh%02llum%s", sign, (unsigned long long)h, (unsigned long long)min, tail);
+	return buf;
+}
+
+/* A civil date in the proleptic Gregorian calendar. */
+struct civil {
+	int64_t year;
+	int month, day;
+};
+
+/* Day 0 = 1970-01-01, days >= 0, by 400-year eras of 146097 days each
+ * counted from 0000-03-01 (so a leap day ends its year): H. Hinnant's
+ * civil_from_days, integers only. */
+static struct civil civil_from_days(int64_t days)
+{
+	int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	int month = (int)(mp < 10 ? mp + 3 : mp - 9);
+
+	return (struct civil){ yoe + era * 400 + (month <= 2), month, (int)(doy - (153 * mp + 2) / 5 + 1) };
+}
+
+static bool in_range(int64_t t)
+{
+	return t >= 0 && t <= FW_UTC_MAX;
+}
+
+/* t in range, to the second or (minute) to the minute. */
+static void write_utc(int64_t t, bool minute, char *buf, size_t n)
+{
+	struct civil c = civil_from_days(t / 86400);
+	int64_t s = t % 86400;
+
+	if (minute)
+		snprintf(buf, n, "%04lld-%02d-%02dT%02d:%02dZ", (long long)c.year, c.month, c.day, (int)(s / 3600),
+			 (int)(s % 3600 / 60));
+	else
+		snprintf(buf, n, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)c.year, c.month, c.day,
+			 (int)(s / 3600), (int)(s % 3600 / 60), (int)(s % 60));
+}
+
+char *fw_utc_format(int64_t t, char *buf, size_t n)
+{
+	if (n == 0)
+		return buf;
+	if (in_range(t))
+		write_utc(t, false, buf, n);
+	else
+		snprintf(buf, n, "t=%lld", (long long)t);
+	return buf;
+}
+
+char *fw_utc_format_minute(int64_t t, char *buf, size_t n)
+{
+	int64_t up = in_range(t) && t % 60 ? t + (60 - t % 60) : t; /* never a minute already past */
+
+	if (n == 0)
+		return buf;
+	if (in_range(up))
+		write_utc(up, true, buf, n);
+	else
+		snprintf(buf, n, "t=%lld", (long long)t);
+	return buf;
+}
+
+char *fw_time_format(int64_t t, bool utc, char *buf, size_t n)
+{
+	if (utc)
+		return fw_utc_format(t, buf, n);
+	if (n > 0)
+		snprintf(buf, n, "t=%lld", (long long)t);
 	return buf;
 }

@@ -430,6 +430,13 @@ static void when(char *buf, size_t n, json_t *t)
 		snprintf(buf, n, d < 0 ? "%s ago" : "in %s", span);
 }
 
+/* The daemon's time t (Unix seconds) as its texts write it, its UTC date
+ * "2026-12-06T16:42:05Z" (fairway/span.h), beside when()'s "in 5m". */
+static const char *utc(char *buf, size_t n, json_t *t)
+{
+	return fw_utc_format(json_is_integer(t) ? (int64_t)json_integer_value(t) : -1, buf, n);
+}
+
 /* --- argument helpers --------------------------------------------------------------- */
 /* o->argv holds (flag, value) pairs, value NULL for a bare flag
  * (check_args).  A flag given twice: the last one counts. */
@@ -1194,7 +1201,7 @@ static void run_limit(json_t *j)
 
 static int job_state(json_t *j)
 {
-	char w[32];
+	char w[32], at[FW_TIME_TEXT_MAX];
 	const char *st = str(j, "state");
 
 	char rt[48] = "runtime not given", g[32], d[32];
@@ -1231,17 +1238,17 @@ static int job_state(json_t *j)
 	       "submitted after the last cycle; the next cycle (within the period) will consider it");
 	when(w, sizeof w, json_object_get(j, "expectedStart"));
 	if (json_is_integer(json_object_get(j, "expectedStart")))
-		printf("expected start: %s (t=%lld; the earliest plausible start, not a promise)\n", w,
-		       (long long)json_integer_value(json_object_get(j, "expectedStart")));
+		printf("expected start: %s (%s; the earliest plausible start, not a promise)\n", w,
+		       utc(at, sizeof at, json_object_get(j, "expectedStart")));
 	else
 		printf("expected start: unknown%s%s\n", json_object_get(j, "unknownWhyText") ? " — " : "",
 		       json_object_get(j, "unknownWhyText") ? str(j, "unknownWhyText") : "");
 	if (json_is_integer(json_object_get(j, "reservedAt"))) {
-		json_int_t at = json_integer_value(json_object_get(j, "reservedAt"));
+		json_int_t from = json_integer_value(json_object_get(j, "reservedAt"));
 		json_t *ex = json_object_get(j, "expectedStart");
 		when(w, sizeof w, json_object_get(j, "reservedAt"));
-		printf("nodes reserved for it from: %s (t=%lld)%s\n", w, (long long)at,
-		       json_is_integer(ex) && json_integer_value(ex) < at
+		printf("nodes reserved for it from: %s (%s)%s\n", w, utc(at, sizeof at, json_object_get(j, "reservedAt")),
+		       json_is_integer(ex) && json_integer_value(ex) < from
 		       ? "; it is expected sooner: by then it will have waited the starvation age, and a gang that"
 			 " has is tried ahead of the fair-share order" : "");
 	}
@@ -1307,13 +1314,14 @@ static void print_groups(json_t *j)
 		}
 }
 
-/* "LABEL: 5m ago (t=1796499598)": time t relative to now, and as is. */
+/* "LABEL: 5m ago (2026-12-06T16:42:05Z)": time t relative to now, and
+ * its UTC date. */
 static void print_at(const char *label, json_t *t)
 {
-	char w[32];
+	char w[32], at[FW_TIME_TEXT_MAX];
 
 	when(w, sizeof w, t);
-	printf("%s: %s (t=%lld)\n", label, w, (long long)json_integer_value(t));
+	printf("%s: %s (%s)\n", label, w, utc(at, sizeof at, t));
 }
 
 /* A job's times beyond job_state's: submitted, started (an ended job's),
@@ -1836,7 +1844,7 @@ static void print_array(json_t *a)
  * cycle would do with the job, which was not submitted. */
 static void print_test_only(json_t *j)
 {
-	char w[32], g[32];
+	char w[32], g[32], at[FW_TIME_TEXT_MAX];
 
 	job_gpus(j, g, sizeof g); /* before gpu_noun reads it */
 	if (!strcmp(str(j, "state"), "running")) {
@@ -1851,8 +1859,8 @@ static void print_test_only(json_t *j)
 		printf("job %s would wait (%s %s, queue %s): %s\n", str(j, "name"), g, gpu_noun(g), str(j, "queue"),
 		       str(j, "reasonText"));
 		if (json_is_integer(json_object_get(j, "expectedStart")))
-			printf("expected start: %s (t=%lld; the earliest plausible start, not a promise)\n", w,
-			       (long long)json_integer_value(json_object_get(j, "expectedStart")));
+			printf("expected start: %s (%s; the earliest plausible start, not a promise)\n", w,
+			       utc(at, sizeof at, json_object_get(j, "expectedStart")));
 		else
 			printf("expected start: unknown: %s\n", str(j, "unknownWhyText"));
 	}
@@ -2561,7 +2569,7 @@ static int cmd_plan(struct opts *o)
 {
 	static const char *const filters[][2] = { { "--kind", "kind" }, { "--queue", "queue" }, { "--job", "job" },
 						  { "--node", "node" }, { "--limit", "limit" }, { NULL, NULL } };
-	char path[1024];
+	char path[1024], at[FW_TIME_TEXT_MAX];
 	json_t *r, *x;
 	size_t i;
 	int rc = query_path(o, "/v1/plan", filters, path, sizeof path);
@@ -2575,7 +2583,8 @@ static int cmd_plan(struct opts *o)
 		json_decref(r);
 		return rc;
 	}
-	printf("cycle %.0f at t=%.0f (%.1f ms)\n\nDECISIONS\n", num(r, "cycle"), num(r, "at"), num(r, "seconds") * 1000);
+	printf("cycle %.0f at %s (%.1f ms)\n\nDECISIONS\n", num(r, "cycle"), utc(at, sizeof at, json_object_get(r, "at")),
+	       num(r, "seconds") * 1000);
 	json_array_foreach(json_object_get(r, "decisions"), i, x)
 		printf("  %-8s %-24s %-8s %s\n", str(x, "kind"), job_or_node(x), str(x, "outcome"), str(x, "text"));
 	printf("\nWAITING\n");
@@ -2923,7 +2932,7 @@ static const char jobs_submit_help[] =
 	"                                        FIRST .. LAST\n"
 	"  job job-7 would start now (...) on h100-008\n"
 	"  job job-7 would wait (...): REASON    --test-only: where it would start,\n"
-	"  expected start: in 4h20m (t=...)      or why it waits and when it should\n"
+	"  expected start: in 4h20m (...Z)       or why it waits and when it should\n"
 	"                                        start; nothing was submitted\n"
 	"  --json: the daemon's answer (the job; an array's arrayOf, count, names)\n"
 	"\n"
@@ -2969,7 +2978,7 @@ static const char jobs_show_help[] =
 	"  state: running\n"
 	"  started 5m ago on h100-003                  where it runs; a waiting job:\n"
 	"  expected to end in 55m                      why it waits, when it should start\n"
-	"  submitted: 6m ago (t=...)\n"
+	"  submitted: 6m ago (...Z, UTC)\n"
 	"  priority: 0                                 and what else it asked for\n"
 	"  history:                                    its last ten decisions\n"
 	"    5m ago     start    started: 8 GPUs\n"

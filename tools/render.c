@@ -59,9 +59,10 @@ static char *reason_text(const struct fw_snapshot *s, const struct fw_pending *r
 
 	if ((r->reason == FW_REASON_RESERVED || r->reason == FW_REASON_HEAD_OF_LINE) && a >= 0 && a < s->njobs) {
 		const char *name = s->jobs[a].name;
-		if (r->reason == FW_REASON_RESERVED)
-			snprintf(buf, n, "it fits now but would delay the reservation of %s (due at t=%lld); it waits rather than push a reserved job back",
-				 name, (long long)r->b);
+		char at[FW_TIME_TEXT_MAX];
+		if (r->reason == FW_REASON_RESERVED) /* a time as s's clock writes it (span.h) */
+			snprintf(buf, n, "it fits now but would delay the reservation of %s (due at %s); it waits rather than push a reserved job back",
+				 name, fw_time_format(r->b, s->config.utc_times, at, sizeof at));
 		else
 			snprintf(buf, n, "blocked behind %s (strict order; %lld jobs ahead in its line)", name,
 				 (long long)r->b);
@@ -157,16 +158,18 @@ static void table_drains(FILE *f, const struct fw_snapshot *s, const struct fw_p
 	}
 }
 
-/* "t=1234 (+34s)", "t=36100 (+8h01m40s)" (the wait as every duration
- * here reads, span.h) or "unknown (over_quota)". */
-static char *expected_text(const struct fw_plan *p, const struct fw_pending *r, char *buf, size_t n)
+/* "t=1234 (+34s)", "t=36100 (+8h01m40s)" (the time as s's clock writes
+ * it, the wait as every duration here reads, span.h) or "unknown
+ * (over_quota)". */
+static char *expected_text(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_pending *r, char *buf,
+			   size_t n)
 {
-	char wait[32];
+	char wait[32], at[FW_TIME_TEXT_MAX];
 
 	if (r->expected_start == FW_TIME_UNKNOWN)
 		snprintf(buf, n, "unknown (%s)", fw_reason_name(r->unknown_why));
 	else
-		snprintf(buf, n, "t=%lld (+%s)", (long long)r->expected_start,
+		snprintf(buf, n, "%s (+%s)", fw_time_format(r->expected_start, s->config.utc_times, at, sizeof at),
 			 fw_span_format(r->expected_start - p->now, wait, sizeof wait));
 	return buf;
 }
@@ -206,7 +209,7 @@ static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_
 		const struct fw_job *j = &s->jobs[r->job];
 		why_text(s, r, msg, sizeof msg);
 		fprintf(f, "  %-20s %-14s %-16s %-27s %5d  %s\n", j->name, s->queues[j->queue].name,
-			fw_reason_name(r->reason), expected_text(p, r, when, sizeof when), (int)r->ahead, msg);
+			fw_reason_name(r->reason), expected_text(s, p, r, when, sizeof when), (int)r->ahead, msg);
 	}
 }
 

@@ -2474,13 +2474,12 @@ static void cancel_refused(struct ctx *c, int rc)
 {
 	json_t *j = rc == FW_EEXIST ? job_lookup(c->d, c->name) : NULL, *end = json_object_get(j, "endTime");
 	const char *state = json_string_value(json_object_get(j, "state"));
-	char when[48] = "";
-	struct tm tm;
+	char when[FW_TIME_TEXT_MAX + 8] = "", at[FW_TIME_TEXT_MAX];
 
 	if (rc == FW_ENOENT)
 		return fail(c, 404, "ENOENT", "name", "no job named \"%s\"", c->name);
-	if (json_is_integer(end) && gmtime_r(&(time_t){ (time_t)json_integer_value(end) }, &tm))
-		strftime(when, sizeof when, " at %Y-%m-%dT%H:%M:%SZ", &tm);
+	if (json_is_integer(end)) /* a Unix time: its UTC date (fairway/span.h) */
+		snprintf(when, sizeof when, " at %s", fw_utc_format(json_integer_value(end), at, sizeof at));
 	fail(c, 409, "EENDED", "name",
 	     "job \"%s\" has already ended (%s%s): there is nothing to cancel (GET /v1/jobs/%s says how it ended)",
 	     c->name, state ? state : "ended", when, c->name);
@@ -2665,15 +2664,19 @@ static void h_node_get(struct ctx *c)
  * `at` far in the future. */
 static int check_health(const struct fw_health_report *h, struct fw_diag *dg)
 {
+	char at[FW_TIME_TEXT_MAX], now[FW_TIME_TEXT_MAX], ahead[FW_SPAN_MAX], most[FW_SPAN_MAX];
+
 	if (h->suspect && !h->healthy)
 		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "suspect",
 				   "suspect means healthy but on probation: with \"healthy\": false leave it out "
 				   "(or report \"healthy\": true)");
 	if (h->at > h->received + FW_HEALTH_AT_AHEAD_MAX)
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "at",
-				   "%lld is %lld s ahead of the daemon's clock (%lld); at most %d s ahead is taken",
-				   (long long)h->at, (long long)(h->at - h->received), (long long)h->received,
-				   FW_HEALTH_AT_AHEAD_MAX);
+				   "%lld (%s) is %s ahead of the daemon's clock (%s); at most %s ahead is taken",
+				   (long long)h->at, fw_utc_format(h->at, at, sizeof at),
+				   fw_span_format(h->at - h->received, ahead, sizeof ahead),
+				   fw_utc_format(h->received, now, sizeof now),
+				   fw_span_format(FW_HEALTH_AT_AHEAD_MAX, most, sizeof most));
 	return FW_OK;
 }
 
@@ -2876,14 +2879,18 @@ static int check_rsv_times(const struct fw_reservation *r, fw_time now, struct f
 {
 	bool start_out = r->start < now - FW_API_HORIZON_S || r->start > now + FW_API_HORIZON_S;
 	fw_time t = start_out ? r->start : r->end;
+	char given[FW_TIME_TEXT_MAX], clock[FW_TIME_TEXT_MAX]; /* the numbers' UTC dates (fairway/span.h) */
 
+	fw_utc_format(now, clock, sizeof clock);
 	if (r->end <= now)
-		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld is in the past (the daemon's clock says %lld): "
-				   "a reservation must end in the future", (long long)r->end, (long long)now);
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld (%s) is in the past (the daemon's clock says "
+				   "%lld, %s): a reservation must end in the future", (long long)r->end,
+				   fw_utc_format(r->end, given, sizeof given), (long long)now, clock);
 	if (start_out || r->end > now + FW_API_HORIZON_S)
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, start_out ? "start" : "end",
-				   "%lld is more than 10 years %s the daemon's clock (%lld): give a Unix time within "
-				   "10 years of now", (long long)t, t < now ? "before" : "after", (long long)now);
+				   "%lld (%s) is more than 10 years %s the daemon's clock (%lld, %s): give a Unix time "
+				   "within 10 years of now", (long long)t, fw_utc_format(t, given, sizeof given),
+				   t < now ? "before" : "after", (long long)now, clock);
 	return FW_OK;
 }
 

@@ -301,15 +301,15 @@ static int to_release(struct taken *t)
  * report is left as it was. */
 static void stale(const struct fw_health_config *c, struct fw_health_report *h, fw_time now)
 {
-	char was[sizeof h->reason];
+	char was[sizeof h->reason], silent[FW_SPAN_MAX];
 
 	if (c->heartbeat_s <= 0 || !h->healthy || now - h->received <= c->heartbeat_s)
 		return;
 	snprintf(was, sizeof was, "%s", h->reason);
 	h->healthy = false;
 	h->suspect = false;
-	snprintf(h->reason, sizeof h->reason, "not responding: no report for %lld s (last: %.80s)",
-		 (long long)(now - h->received), was);
+	snprintf(h->reason, sizeof h->reason, "not responding: no report for %s (last: %.80s)",
+		 fw_span_format(now - h->received, silent, sizeof silent), was);
 }
 
 /* The API's reports (a silent reporter's as not responding), then what

@@ -157,7 +157,8 @@ static int add_model_tables(struct fw_snapshot *s, const struct fw_queue_spec *q
 	return FW_OK;
 }
 
-/* The policy half of a snapshot: config, topology, queues, now. */
+/* The policy half of a snapshot: config (its times Unix time), topology,
+ * queues, now. */
 struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, fw_time now)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
@@ -166,6 +167,7 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 		return NULL;
 	s->now = now;
 	s->config = d->fleet->config;
+	s->config.utc_times = true; /* now is Unix time (fw_serve_now): texts write UTC dates */
 	s->topology = d->fleet->topology;
 	for (int32_t i = 0; i < nq; i++) {
 		struct fw_queue q;

@@ -1002,12 +1002,13 @@ static int timeout_one(struct fw_backend *b, const struct fw_snapshot *qs, struc
 		       const char *how, fw_time at)
 {
 	struct ljob f = ended_as(lj, L_TIMEOUT, at);
+	char when[FW_TIME_TEXT_MAX];
 	int rc;
 
 	/* node names a placement: used before it is freed */
 	fprintf(stderr, "fairway serve: job %s was running on node %s, which the fleet %s, and its run-time limit "
-			"passed at %lld, before this start: ended (timeout), not requeued\n",
-		lj->bj.job.name, node, how, (long long)at);
+			"passed at %s, before this start: ended (timeout), not requeued\n",
+		lj->bj.job.name, node, how, fw_utc_format(at, when, sizeof when)); /* Unix time: its UTC date */
 	if ((rc = save(b, &f)) == FW_OK && (rc = log_timeout(b, qs, lj, at)) == FW_OK) {
 		free(lj->place);
 		*lj = f;

@@ -54,6 +54,7 @@ static bool node_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, 
 static bool job_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
 	const char *job = job_name(s, a), *queue = queue_name(s, b);
+	char at[FW_TIME_TEXT_MAX];
 
 	if (!job || (!queue && r != FW_REASON_RESERVED && r != FW_REASON_HEAD_OF_LINE &&
 		     r != FW_REASON_CHECKPOINT_WAIT))
@@ -71,11 +72,11 @@ static bool job_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, i
 		snprintf(buf, n, "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job "
 				 "\"%s\" (queue \"%s\")", job, queue);
 	else if (r == FW_REASON_RESERVED)
-		snprintf(buf, n, "it fits now but would delay the reservation of job \"%s\" (due at t=%lld); it waits "
-				 "rather than push a reserved job back", job, (long long)b);
+		snprintf(buf, n, "it fits now but would delay the reservation of job \"%s\" (due at %s); it waits "
+				 "rather than push a reserved job back", job, fw_time_format(b, s->config.utc_times, at, sizeof at));
 	else if (r == FW_REASON_CHECKPOINT_WAIT)
-		snprintf(buf, n, "it takes the GPUs of job \"%s\", which saves a checkpoint at t=%lld: it waits for it "
-				 "rather than throw that job's work away", job, (long long)b);
+		snprintf(buf, n, "it takes the GPUs of job \"%s\", which saves a checkpoint at %s: it waits for it "
+				 "rather than throw that job's work away", job, fw_time_format(b, s->config.utc_times, at, sizeof at));
 	else
 		snprintf(buf, n, "blocked behind job \"%s\" (strict order; %lld jobs ahead in its line)", job, (long long)b);
 	return true;
@@ -120,7 +121,7 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 	default:
 		break;
 	}
-	return fw_reason_format(r, a, b, buf, n);
+	return fw_reason_format_job(s, -1, r, a, b, buf, n); /* a time as s's clock writes it */
 }
 
 /* The queue whose run-time limit is b seconds: j's own or the nearest

@@ -63,6 +63,9 @@
  *                                job; the core's a and b as they are
  *
  * Every other reason, and an index out of range, reads as the core's text.
+ * A time reads as s's clock writes it (fw_sched_config.utc_times, set by
+ * the daemon's skeleton and the Slurm driver: "due at
+ * 2026-12-06T16:42:05Z", fairway/span.h), never as raw Unix seconds.
  * Names are quoted: `job "train-7" of the starving queue "llm"`.  An
  * eviction's text ends with the work it loses (fw_serve_evict_text).
  */

@@ -678,14 +678,14 @@ static void not_before(json_t *o, const struct fw_backend_aside *a)
 	json_t *at = json_object_get(o, "expectedStart");
 	const char *st = json_string_value(json_object_get(o, "state"));
 	const char *r = json_string_value(json_object_get(o, "reasonText"));
-	char buf[FW_SERVE_REASON_MAX + 160];
+	char buf[FW_SERVE_REASON_MAX + 160], from[FW_TIME_TEXT_MAX], plan[FW_TIME_TEXT_MAX];
 
 	if (a->earliest <= 0 || !st || strcmp(st, "pending") || !json_is_integer(at) ||
 	    json_integer_value(at) >= a->earliest)
 		return;
-	snprintf(buf, sizeof buf, "%s; not before t=%lld, when the cluster starts it at the earliest (%s), later "
-		 "than the plan's t=%lld", r ? r : "", (long long)a->earliest, a->reason,
-		 (long long)json_integer_value(at));
+	snprintf(buf, sizeof buf, "%s; not before %s, when the cluster starts it at the earliest (%s), later "
+		 "than the plan's %s", r ? r : "", fw_utc_format(a->earliest, from, sizeof from), a->reason,
+		 fw_utc_format(json_integer_value(at), plan, sizeof plan)); /* Unix times: UTC dates (span.h) */
 	json_object_set_new(o, "expectedStart", json_integer(a->earliest));
 	json_object_set_new(o, "reasonText", json_string(buf));
 }

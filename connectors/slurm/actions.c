@@ -11,8 +11,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "fairway/span.h"
 #include "reason.h"
 #include "slurm_int.h"
 
@@ -69,9 +69,7 @@ static int one_action(const struct fw_snapshot *s, const struct fw_plan *p,
 
 void fw_slurm_note_text(const struct fw_backend_note *e, char *buf, size_t n)
 {
-	char when[32];
-	time_t t;
-	struct tm tm;
+	char when[FW_TIME_TEXT_MAX];
 
 	if (e->expected_start == FW_TIME_UNKNOWN) {
 		/* never_fits: no wait ends it, so the comment says what
@@ -85,9 +83,7 @@ void fw_slurm_note_text(const struct fw_backend_note *e, char *buf, size_t n)
 				 : "");
 		return;
 	}
-	t = (time_t)((e->expected_start + 59) / 60 * 60);
-	gmtime_r(&t, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%MZ", &tm);
+	fw_utc_format_minute(e->expected_start, when, sizeof when); /* rounded up to the minute */
 	snprintf(buf, n, "fairway: waiting: %s; expected start %s; %d ahead",
 		 fw_reason_name(e->reason), when, (int)e->ahead);
 }

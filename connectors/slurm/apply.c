@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fairway/span.h"
 #include "slurm_int.h"
 
 static double now_ms(void)
@@ -353,15 +354,15 @@ static bool ended_already(const slurm_job_info_t *j)
  * again every cycle until slurmctld has acted. */
 static int end_at_limit(struct fw_slurm *h, const struct fw_backend_action *a, slurm_job_info_t *j, uint32_t task)
 {
-	char leader[16], comment[160];
+	char leader[16], comment[160], ran[FW_SPAN_MAX], lim[FW_SPAN_MAX];
 	job_desc_msg_t u;
 
 	if (task != NO_VAL || fw__job_pending(j))
 		return FW_ENOENT; /* not started: nothing to end */
 	if (ended_already(j))
 		return FW_EEXIST;
-	snprintf(comment, sizeof comment, FW__ENDED "it ran %lld s; its run-time limit (maxRuntime) is %lld s",
-		 (long long)a->a, (long long)a->b);
+	snprintf(comment, sizeof comment, FW__ENDED "it ran %s; its run-time limit (maxRuntime) is %s",
+		 fw_span_format(a->a, ran, sizeof ran), fw_span_format(a->b, lim, sizeof lim)); /* span.h's words */
 	slurm_init_job_desc_msg(&u);
 	u.job_id = j->job_id;
 	if (fw__het_job(j)) {
@@ -963,17 +964,11 @@ static int comment(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
 	return 1;
 }
 
-/* "2026-12-01T19:10Z", as the waiting comments write times. */
+/* "2026-12-01T19:10Z", as the waiting comments write times: rounded up
+ * to the minute, never a minute already past (fairway/span.h). */
 static const char *begin_text(time_t t, char *buf, size_t len)
 {
-	struct tm tm;
-
-	if (t > 0 && t % 60) /* rounded up, as the waiting comments' times: never a minute already past */
-		t += 60 - t % 60;
-
-	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%MZ", &tm))
-		snprintf(buf, len, "t=%lld", (long long)t);
-	return buf;
+	return fw_utc_format_minute((int64_t)t, buf, len);
 }
 
 const char *fw__slurm_minute_text(time_t t, char *buf, size_t len)

@@ -322,6 +322,7 @@ static struct fw_snapshot *skeleton(const struct fw_snapshot *base)
 		return NULL;
 	s->now = (fw_time)time(NULL);
 	s->config = base->config;
+	s->config.utc_times = true; /* now is Unix time: texts write UTC dates */
 	s->topology = base->topology;
 	for (int32_t q = 0; q < base->nqueues; q++)
 		if (fw_snapshot_add_queue(s, &base->queues[q]) < 0) {

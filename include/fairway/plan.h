@@ -11,7 +11,10 @@
  * JSON and the printf template all come from FW_REASON_MAP.  The template
  * takes the two int64 arguments a and b in that order, each as a number
  * or, where the list's args column says so, as a span of seconds in
- * words (span.h: "in 7h00m", not "in 25200 s").
+ * words (span.h: "in 7h00m", not "in 25200 s") or as a time in the
+ * words of the snapshot's clock (span.h fw_time_format: "t=125200" for
+ * virtual seconds; "2026-12-06T16:42:05Z" where config.utc_times says
+ * now is Unix time, as in the daemon and on Slurm).
  *
  * Start-time estimates.  Every pending entry also says when the job is
  * expected to start (lib/estimate.c), always after now: this plan does
@@ -198,8 +201,10 @@ enum fw_decision_kind {
 
 /*   NAME            json name     args  template (a, b)
  * args says how the template takes a and b: NN both as numbers (%lld);
- * NS a as a number (a time: t=%lld) and b as a span of seconds in words
- * (%s: "7h00m", span.h); SS both as spans. */
+ * TS a as a time (%s: "t=125200", or "2026-12-06T16:42:05Z" where the
+ * snapshot's times are Unix time: fw_sched_config.utc_times, span.h
+ * fw_time_format) and b as a span of seconds in words (%s: "7h00m",
+ * span.h); NT a as a number and b as a time; SS both as spans. */
 #define FW_REASON_MAP(X)                                                       \
 	X(NONE, none, NN, "no decision (%lld, %lld)")                          \
 	X(STARTED, started, NN, "started: %lld GPUs (%lld)")                   \
@@ -219,10 +224,10 @@ enum fw_decision_kind {
 	  "the cycle's start budget of %lld was used up (%lld jobs considered)") \
 	X(HEAD_OF_LINE, head_of_line, NN,                                      \
 	  "blocked behind job #%lld (strict order; %lld jobs ahead in its line)") \
-	X(HAS_RESERVATION, has_reservation, NS,                                \
-	  "reserved: nodes are held for it from t=%lld (in %s)") \
-	X(RESERVED, reserved, NN,                                              \
-	  "it fits now but would delay the reservation of job #%lld (due at t=%lld); it waits rather than push a reserved job back") \
+	X(HAS_RESERVATION, has_reservation, TS,                                \
+	  "reserved: nodes are held for it from %s (in %s)") \
+	X(RESERVED, reserved, NT,                                              \
+	  "it fits now but would delay the reservation of job #%lld (due at %s); it waits rather than push a reserved job back") \
 	X(UNKNOWN_RUNTIME, unknown_runtime, NN,                                \
 	  "it needs %lld GPUs; once every job with an expected runtime has ended %lld are free, the rest are held by jobs with no expected runtime") \
 	X(NEVER_FITS, never_fits, NN,                                          \
@@ -257,8 +262,8 @@ enum fw_decision_kind {
 	  "it may start on %lld nodes only (its node filter, or a task group's: a nodeSelector, or Slurm's --constraint, --exclude, -w or partition), and they lack the room for it now: %lld GPUs are free there") \
 	X(MODEL_LIMIT, model_limit, NN,                                        \
 	  "over a GPU model limit: starting it would put its queue (or a parent queue) %lld milli-GPU over GPU model limit #%lld (rendered specially)") \
-	X(CHECKPOINT_WAIT, checkpoint_wait, NN,                                \
-	  "it takes the GPUs of job #%lld, which saves a checkpoint at t=%lld: it waits for it rather than throw that job's work away") \
+	X(CHECKPOINT_WAIT, checkpoint_wait, NT,                                \
+	  "it takes the GPUs of job #%lld, which saves a checkpoint at %s: it waits for it rather than throw that job's work away") \
 	X(SLICES, slices, NN,                                                  \
 	  "slices: it needs %lld slices of its tasks, each inside one domain of the level its task group names, and those domains have room for %lld slices now") \
 	X(MODEL_RECLAIMED, model_reclaimed, NN,                                \
@@ -269,16 +274,16 @@ enum fw_decision_kind {
 	  "over budget: its queue (or a parent queue) has used %lld GPU-hours, its decayed usage, of its budget of %lld (gpuHourBudget); it starts once usage decays below it") \
 	X(BUDGET_SHORT, budget_short, NN,                                      \
 	  "budget short: its whole run may use %lld GPU-hours and its queue (or a parent queue) has %lld left of its budget after its usage and what its running jobs may still use (budgetSafe)") \
-	X(LEAVING, leaving, NS,                                                \
-	  "it fits now only on nodes that leave at t=%lld (in %s: a maintenance window or a reservation made outside fairway) and it would not end by then; it waits for other room or for their return") \
+	X(LEAVING, leaving, TS,                                                \
+	  "it fits now only on nodes that leave at %s (in %s: a maintenance window or a reservation made outside fairway) and it would not end by then; it waits for other room or for their return") \
 	X(GPUS_BUSY, gpus_busy, NN,                                            \
 	  "GPUs busy: it needs %lld GPUs on one node and the cluster has %lld free now; running jobs hold the rest") \
 	X(QUEUE_LIMIT, queue_limit, NN,                                        \
 	  "over a queue limit for good: it needs %lld units of limit #%lld alone, more than the limit, so it can never start while that limit holds (rendered specially)") \
 	X(UNKNOWN_RESERVED, unknown_reserved, NN,                              \
 	  "it needs %lld GPUs, which no running job holds for ever, but the nodes with room for it are reserved for %lld jobs with no expected runtime, held for ever from their reservation on (give those a runtime)") \
-	X(MIN_RUNTIME, min_runtime, NN,                                        \
-	  "reclaim waits: the GPUs it needs are held by jobs of queue #%lld, above its fair share, that have not run their queue's minimum runtime (minRuntime) yet; reclaim may take them from t=%lld") \
+	X(MIN_RUNTIME, min_runtime, NT,                                        \
+	  "reclaim waits: the GPUs it needs are held by jobs of queue #%lld, above its fair share, that have not run their queue's minimum runtime (minRuntime) yet; reclaim may take them from %s") \
 	X(GPU_SHARE, gpu_share, NN,                                            \
 	  "GPU share busy: its first task needs %lld milli-GPU of one GPU and no GPU it may use has more than %lld milli-GPU free now; running jobs hold the rest") \
 	X(NODES_OUT, nodes_out, NN,                                            \
@@ -379,10 +384,12 @@ const char *fw_reason_name(enum fw_reason r);
  * ("-9223372036854775808"); plan.c checks every template against it when
  * it compiles. */
 #define FW_REASON_TEXT_MAX 256
-/* Render a reason with its arguments; returns buf. */
+/* Render a reason with its arguments, a time as virtual seconds
+ * ("t=125200"); returns buf. */
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf,
 		       size_t n);
-/* The same for job `job` of s, naming what the numbers alone cannot: the
+/* The same for job `job` of s, a time as s's clock writes it (UTC dates
+ * with s->config.utc_times, span.h), naming what the numbers alone cannot: the
  * GPU model a `gpu_model` reason is about ("it needs 8 GPUs of model
  * B200 and only 0 are free", or "... and no node has that model" when no
  * node of s has it), the level of a `topology` or `slices` one ("inside
@@ -392,8 +399,8 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 /* A pending entry's reason for job r->job of s, as fw_reason_format_job,
  * and for a job with a reservation why it did not start now (why_a,
  * why_b): "...; not now: it fits, but would delay the reservation of j4
- * (due at t=9000)", or "...; not now: too few whole GPUs are free at
- * once" (GANG_NO_FIT; a reason without such words by its name), then
+ * (due at t=9000)" (a time as fw_reason_format_job writes it), or
+ * "...; not now: too few whole GPUs are free at once" (GANG_NO_FIT; a reason without such words by its name), then
  * what was not tried for it (untried): "; reclaim not tried: it holds a
  * reservation" (or "preemption", or "reclaim and preemption").
  * Bytes: FW_REASON_TEXT_MAX + FW_NAME_MAX hold it. */

@@ -461,6 +461,16 @@ struct fw_sched_config {
 				     * the running jobs' remaining runs
 				     * (fw_job_bound; pending reason
 				     * BUDGET_SHORT) */
+	bool utc_times;             /* what the snapshot's times count:
+				     * false (default) virtual seconds (a
+				     * simulation, fairway plan's example),
+				     * written "t=125200"; true Unix time
+				     * (the daemon, the Slurm adapter), and
+				     * the reason texts write a time as its
+				     * UTC date, "2026-12-06T16:42:05Z"
+				     * (span.h fw_time_format).  Set by the
+				     * adapter, no YAML key; the cycle never
+				     * reads it, only the texts do */
 };
 #define FW_CHECKPOINT_GRACE_MAX 86400 /* a day: fw_sched_config.checkpoint_grace_s */
 

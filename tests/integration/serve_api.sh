@@ -374,6 +374,8 @@ req POST /v1/reservations "{\"kind\":\"job\",\"nodes\":[\"h100-013\"],\"start\":
 check "a reservation that ends before it starts: 400" [ "$CODE" = 400 ]
 req POST /v1/reservations '{"kind":"maintenance","nodes":["h100-013"],"start":0,"end":1}'
 check "a reservation entirely in the past: 400 naming end" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = end ]
+check "... its message names the end as a UTC date beside the number, and the daemon's clock too" \
+	[ "$(jfield '__import__("re").search(r"\b1 \(1970-01-01T00:00:01Z\) is in the past \(the daemon.s clock says \d+, \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)", j["error"]["message"]) is not None')" = True ]
 req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-013\",\"h100-012\",\"h100-013\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
 check "the same node twice in one reservation: 400 naming nodes[2]" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "nodes[2]" ]
 req POST /v1/reservations "{\"kind\":\"job\",\"job\":\"rsv-job\",\"nodes\":[\"a100-1\"],\"start\":$((now - 1)),\"end\":$((now + 3600))}"
@@ -415,9 +417,9 @@ check "... the job that would run into it is expected from the window's end, not
 "$FW" nodes list --server "http://127.0.0.1:$PORT" >"$T/nodes-leaving" 2>&1
 check "... fairway nodes: the node leaves in 5m (or 4m59s)" grep -Eq "^a100-0 .* leaves in (5m|4m[0-5][0-9]s) " "$T/nodes-leaving"
 "$FW" nodes show a100-0 --server "http://127.0.0.1:$PORT" >"$T/node-leaving" 2>&1
-check "... fairway nodes show: when it leaves and when it is back, relative as the list has them, and as Unix times" \
-	bash -c "grep -Eq '^leaves: in (5m|4m[0-5][0-9]s) \(t=$((now + 300))\)$' '$T/node-leaving' &&
-		grep -Eq '^back: in (15m|14m[0-5][0-9]s) \(t=$((now + 900))\)$' '$T/node-leaving' && grep -qx 'schedulable: yes' '$T/node-leaving'"
+check "... fairway nodes show: when it leaves and when it is back, relative as the list has them, and as UTC dates" \
+	bash -c "grep -Eq '^leaves: in (5m|4m[0-5][0-9]s) \($(date -u -d "@$((now + 300))" +%FT%TZ)\)$' '$T/node-leaving' &&
+		grep -Eq '^back: in (15m|14m[0-5][0-9]s) \($(date -u -d "@$((now + 900))" +%FT%TZ)\)$' '$T/node-leaving' && grep -qx 'schedulable: yes' '$T/node-leaving'"
 req DELETE /v1/jobs/fits-before
 req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"product\",\"nodes\":[\"a100-0\"],\"start\":$((now - 1)),\"end\":$((now + 200))}"
 check "a queue reservation before the window on the same node: 201" [ "$CODE" = 201 ]
@@ -723,7 +725,7 @@ check "fairway jobs why: a running job says where it started" \
 "$FW" jobs show "$RUN" "${C[@]}" >"$T/showrun" 2>&1
 check "fairway jobs show RUNNING: the job in words: state, where it runs, submitted, priority (no JSON)" \
 	bash -c "head -1 '$T/showrun' | grep -q '^job $RUN  (queue ' && grep -qx 'state: running' '$T/showrun' &&
-		grep -q '^started .* on .*\\b$RUN_NODE\\b' '$T/showrun' && grep -q '^submitted: .* (t=[0-9]*)\$' '$T/showrun' &&
+		grep -q '^started .* on .*\\b$RUN_NODE\\b' '$T/showrun' && grep -Eq '^submitted: .* \([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\)\$' '$T/showrun' &&
 		grep -q '^priority: -\\?[0-9]*\$' '$T/showrun' && ! grep -q '^[{}]' '$T/showrun'"
 "$FW" jobs show "$RUN" --json "${C[@]}" >"$T/showrun" 2>&1
 check "fairway jobs show RUNNING --json: the API's job" \
@@ -817,8 +819,8 @@ check "... limit=100000: every job, no truncated member" [ "$(jfield 'len(j["job
 check "... a user with spaces, / and & is sent encoded: no job, the header only" [ "$(wc -l <"$T/jlnone")" = 1 ]
 
 req GET /v1/jobs/llm-pretrain-128
-check "a reserved job's reservedAt is the time in its reason" \
-	[ "$(jfield 'j["reason"] == "has_reservation" and str(j["reservedAt"]) in j["reasonText"] and j["expectedStart"] <= j["reservedAt"]')" = True ]
+check "a reserved job's reservedAt is the time in its reason, as its UTC date (no Unix seconds, no t=)" \
+	[ "$(jfield 'j["reason"] == "has_reservation" and ("from %s (in " % __import__("time").strftime("%Y-%m-%dT%H:%M:%SZ", __import__("time").gmtime(j["reservedAt"]))) in j["reasonText"] and str(j["reservedAt"]) not in j["reasonText"] and "t=" not in j["reasonText"] and j["expectedStart"] <= j["reservedAt"]')" = True ]
 "$FW" queues "${C[@]}" >"$T/q" 2>&1
 check "fairway queues: a table" grep -q "^llm " "$T/q"
 "$FW" fairshare --json "${C[@]}" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null
@@ -1327,7 +1329,7 @@ sys.exit(not (r and r[0]["nodes"] == ["h100-008", "h100-009"]))' "$T/rsvj"
 "$FW" reservations show cli-rsv "${C[@]}" >"$T/rsvs" 2>&1
 check "fairway reservations show: in words: kind, for, start and end relative as the list has them (in hours, as the plan, never days), nodes, reason" \
 	bash -c "grep -qx 'reservation: cli-rsv' '$T/rsvs' && grep -qx 'kind: maintenance' '$T/rsvs' && grep -qx 'for: -' '$T/rsvs' &&
-		grep -Eq '^start: in (2399h59m|2400h00m) \(t=[0-9]+\)$' '$T/rsvs' && grep -Eq '^end: in (2423h59m|2424h00m) \(t=[0-9]+\)$' '$T/rsvs' &&
+		grep -Eq '^start: in (2399h59m|2400h00m) \([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\)$' '$T/rsvs' && grep -Eq '^end: in (2423h59m|2424h00m) \([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\)$' '$T/rsvs' &&
 		grep -qx 'nodes: h100-008,h100-009' '$T/rsvs' && grep -qx 'reason: BIOS update' '$T/rsvs'"
 "$FW" reservations show cli-rsv --json "${C[@]}" >"$T/rsvsj" 2>&1
 check "fairway reservations show --json: the API's JSON (the default is words, not JSON)" python3 -c '
@@ -1815,6 +1817,8 @@ req POST /v1/jobs '{"name":"short-a","queue":"a","runtime":60,"tasks":[{"gpus":4
 req POST /v1/cycle
 job_is "reservations to come: a 2-hour job waits rather than hold a node past a reservation's opening" long-a \
 	'j["state"] == "pending"'
+job_is "... its reason writes the time as a UTC date (ISO 8601), never Unix seconds (t=...)" long-a \
+	'__import__("re").search(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\b", j["reasonText"]) and "t=" not in j["reasonText"]'
 job_is "... the reserved queue's own long job takes the node early (it is its queue's when it opens)" long-b \
 	'j["state"] == "running" and j["nodes"] == ["n1"]'
 job_is "... a job that ends before they open runs" short-a 'j["state"] == "running"'
@@ -2056,7 +2060,7 @@ started=$(jfield 'j["startTime"]')
 python3 -c 'import sys, time; time.sleep(max(0.0, float(sys.argv[1]) + 12 - time.time()))' "$started"
 req POST /v1/jobs '{"name":"cb1","queue":"b","runtime":600,"tasks":[{"gpus":4}]}'
 job_is "b1 waits for a victim's checkpoint (reason checkpoint_wait, naming the job)" cb1 \
-	'j["state"] == "pending" and j["reason"] == "checkpoint_wait" and "which saves a checkpoint at t=" in j["reasonText"] and ("\"ca1\"" in j["reasonText"] or "\"ca2\"" in j["reasonText"]) and j["expectedStart"] <= '"$started"' + 22'
+	'j["state"] == "pending" and j["reason"] == "checkpoint_wait" and __import__("re").search(r"which saves a checkpoint at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: ", j["reasonText"]) and "t=" not in j["reasonText"] and ("\"ca1\"" in j["reasonText"] or "\"ca2\"" in j["reasonText"]) and j["expectedStart"] <= '"$started"' + 22'
 sleep 8
 job_is "... and starts once that job has saved" cb1 'j["state"] == "running"'
 req GET /v1/jobs/ca1; A1=$BODY
@@ -2805,7 +2809,7 @@ sys.exit(not any(all(m in " ".join(t["expr"] for t in p["targets"]) for m in sys
 "$FW" jobs why held "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: why it waits, over budget, naming spent, and when it may start" bash -c \
 	"grep -q '^why it waits: over budget: its queue \"spent\" has used 100 GPU-hours, its decayed usage, of its budget of 50 (gpuHourBudget)' '$T/why' &&
-	 grep -Eq '^expected start: .*\(t=[0-9]+; the earliest plausible start, not a promise\)$' '$T/why'"
+	 grep -Eq '^expected start: .*\([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z; the earliest plausible start, not a promise\)$' '$T/why'"
 "$FW" queues list "${C[@]}" >"$T/qlist" 2>&1
 check "fairway queues list: GPU-H USED and GPU-H BUDGET (spent 100 of 50; fresh no budget)" bash -c \
 	"grep -q 'GPU-H USED GPU-H BUDGET' '$T/qlist' && grep -Eq '^spent .* 100 +50  +- +-$' '$T/qlist' &&

@@ -10,8 +10,9 @@
 #                           lowered to 0 (TimeLimit=00:00:00), well before
 #                           the 1-minute limit Slurm would have ended it at
 #                           (RunTime under 60 s)
-#   comment_says_why        its comment: "fairway: ended: it ran N s; its
-#                           run-time limit (maxRuntime) is 5 s"
+#   comment_says_why        its comment: "fairway: ended: it ran 6s; its
+#                           run-time limit (maxRuntime) is 5s" (spans in
+#                           fairway/span.h's words)
 #   not_requeued            seconds later it is still TIMEOUT, not pending
 #                           again (an eviction for any other reason requeues)
 #   other_runs_on           team_b's job runs on
@@ -67,7 +68,7 @@ else
 fi
 c=$(scontrol show job "$a" | sed -n 's/^ *Comment=//p' | sed 's/ *$//')
 case "$c" in
-"fairway: ended: it ran "[0-9]*" s; its run-time limit (maxRuntime) is 5 s") ok comment_says_why ;;
+"fairway: ended: it ran "[0-9]*"s; its run-time limit (maxRuntime) is 5s") ok comment_says_why ;;
 *) bad comment_says_why "comment '$c'" ;;
 esac
 sleep 3
@@ -119,7 +120,7 @@ else
 fi
 c=$(scontrol show job "$a" | sed -n 's/^ *Comment=//p' | sed 's/ *$//')
 case "$c" in
-"fairway: ended: it ran "[0-9]*" s; its run-time limit (maxRuntime) is 5 s") ok serve_comment_says_why ;;
+"fairway: ended: it ran "[0-9]*"s; its run-time limit (maxRuntime) is 5s") ok serve_comment_says_why ;;
 *) bad serve_comment_says_why "comment '$c'" ;;
 esac
 m=$(curl -s "http://127.0.0.1:$PORT/metrics" | grep '^fairway_jobs_timed_out_total ')

@@ -905,6 +905,18 @@ TEST(jobs_the_backend_keeps_aside_are_listed_with_their_reason)
 
 /* One node, all of it running train until 106200 (a 2 h run from 99000):
  * wait and late each expected then, soon (1 GPU) started now. */
+/* Unix time t as the daemon's texts write it, by libc (not the core's
+ * writer the daemon uses): "2026-12-06T16:42:05Z". */
+static const char *gm(json_int_t t, char *buf, size_t n)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, n, "?");
+	return buf;
+}
+
 static const char waiting_yaml[] =
 	"now: 100000\n"
 	"nodes:\n"
@@ -933,7 +945,7 @@ TEST(a_job_aside_until_a_known_time_is_expected_then)
 	struct fw_backend_aside a[3];
 	json_t *j, *late;
 	json_int_t at;
-	char want[200];
+	char want[200], w1[32], w2[32];
 
 	daemon_up(&d);
 	remote = fw_backend_local; /* not the local backend: the view's jobs are the list */
@@ -974,8 +986,8 @@ TEST(a_job_aside_until_a_known_time_is_expected_then)
 	j = get_json(&d, "/v1/jobs/wait");
 	ASSERT(!json_object_get(j, "planned"));
 	ASSERT_EQ(json_integer_value(json_object_get(j, "expectedStart")), at + 600);
-	snprintf(want, sizeof want, "; not before t=%lld, when the cluster starts it at the earliest (begin_time), "
-		 "later than the plan's t=%lld", (long long)(at + 600), (long long)at);
+	snprintf(want, sizeof want, "; not before %s, when the cluster starts it at the earliest (begin_time), "
+		 "later than the plan's %s", gm(at + 600, w1, sizeof w1), gm(at, w2, sizeof w2)); /* UTC dates */
 	ASSERT_STR_CONTAINS(json_string_value(json_object_get(j, "reasonText")), want);
 	json_decref(j);
 	j = get_json(&d, "/v1/jobs/late");
