@@ -132,7 +132,8 @@ int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n)
 	for (int32_t i = 0; i < n; i++)
 		if (!done[i])
 			out[k++] = q[i];
-	memcpy(q, out, (size_t)n * sizeof *q);
+	if (n > 0) /* no queues (a config without any, or all deleted): q may be NULL */
+		memcpy(q, out, (size_t)n * sizeof *q);
 	free(out);
 	free(done);
 	return FW_OK;
