@@ -1697,6 +1697,13 @@ req GET "/v1/decisions?limit=100000"
 lastc=$(jfield 'max(r["cycle"] for r in j["decisions"])')
 req GET /v1/plan
 lastp=$(jfield 'j["cycle"]')
+n0=$(wc -l <"$T/daemon.log")
+kill -HUP "$DPID"
+sleep 0.5
+req GET /v1/health
+check "SIGHUP: the daemon still answers (it neither stops nor reloads)" [ "$CODE" = 200 ]
+check "... and says so once on stderr, with what to do (restart to apply a changed --config)" \
+	bash -c "[ \"\$(tail -n +$((n0 + 1)) '$T/daemon.log' | grep -c 'SIGHUP: nothing reloaded, still running.*restart the daemon to apply a changed --config')\" = 1 ]"
 stop_daemon
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "SIGTERM stops the daemon cleanly (no sanitizer report)"
