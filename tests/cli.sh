@@ -762,6 +762,12 @@ expect "client-limit-gpus-below-a-milli" 2 "--limit-gpus 0.0004: at most 3 decim
 	"$FW" "${QS[@]}" --limit-gpus 0.0004
 expect "client-model-limits-4-decimals" 2 "--gpu-model-limits H100=1.0005: at most 3 decimals (0.001 GPU)" \
 	"$FW" "${QS[@]}" --gpu-model-limits A100=2,H100=1.0005
+# A model named twice in one list is a typo, as the config and --node-selector
+# take it: refused, never the last one kept (H100=16,H100=3 was sent as H100=3).
+expect "client-model-limits-twice" 2 "--gpu-model-limits: GPU model 'H100' is given twice; keep one" \
+	"$FW" "${QS[@]}" --gpu-model-limits H100=16,A100=2,H100=3
+expect "client-model-deserved-twice" 2 "--gpu-model-deserved: GPU model 'H100' is given twice; keep one" \
+	"$FW" "${QS[@]}" --gpu-model-deserved H100=none,H100=4
 expect "client-deserved-gpus-3-decimals-is-sent" 1 "cannot reach http://127.0.0.1:1" "$FW" "${QS[@]}" --deserved-gpus 2.555
 expect "client-gpu-fraction-4-decimals" 2 "--gpu-fraction 0.0015: at most 3 decimals (0.001 of a GPU)" \
 	"$FW" "${JS[@]}" --gpu-fraction 0.0015

@@ -862,6 +862,12 @@ static int set_model_table(struct opts *o, json_t *q, const char *name, const ch
 			return 2;
 		}
 		*eq = 0;
+		if (json_object_get(m, t)) { /* as the config and --node-selector refuse it: a typo, not an update */
+			int rc = usage_error(o, "%s: GPU model '%.60s' is given twice; keep one", name, t);
+			free(dup);
+			json_decref(m);
+			return rc;
+		}
 		json_object_set_new(m, t, lift ? json_null() : json_real(x));
 	}
 	free(dup);
