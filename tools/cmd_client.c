@@ -146,6 +146,10 @@ static void api_error(const struct opts *o, long status, json_t *j, const char *
 	if (status == 404 && field && !strcmp(field, "name") && msg && !strstr(msg, "lists them") &&
 	    strcmp(o->cmd, "plan")) /* what to do: the names there are */
 		fprintf(stderr, " (`fairway %s list%s` lists them)", o->cmd, !strcmp(o->cmd, "jobs") ? " --state all" : "");
+	if (status == 401) /* the daemon's words are curl's (a header); the client's user needs the file it read */
+		fprintf(stderr, " (this client sent the token in %s, which the daemon refused: give the file the "
+				"daemon reads, its --token-file, by default STATE_DIR/token, with --token-file FILE "
+				"or FAIRWAY_TOKEN_FILE)", o->token_file);
 	fputc('\n', stderr);
 }
 

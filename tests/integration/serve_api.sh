@@ -3187,6 +3187,8 @@ rc=0
 "$FW" jobs cancel hog waiter nobody --server "http://127.0.0.1:$PORT" --token-file "$T/wrong-token" >"$T/cx" 2>"$T/cx.err" || rc=$?
 check "fairway jobs cancel a b c with a refused token: the 401 once, exit 2" \
 	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && [ \"\$(grep -c ': 401: ' '$T/cx.err')\" = 1 ]"
+check "... naming the file whose token was refused and where the daemon's is" \
+	grep -q ": 401: .*this client sent the token in $T/wrong-token, which the daemon refused: .*by default STATE_DIR/token" "$T/cx.err"
 req GET /v1/jobs/hog
 check "... and hog still runs" [ "$(jfield 'j["state"]')" = running ]
 # a report with every GPU bad: the node is unhealthy, takes no work; BAD shows the GPUs
