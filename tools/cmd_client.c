@@ -1040,11 +1040,32 @@ static void queue_show(json_t *q)
 	queue_children(q);
 }
 
+/* What a change did, in a line: a create (PUT) that met a queue of that
+ * name replaced it whole (200, not 201), so the settings it was not given
+ * went back to their defaults; that is said, with the way to change only
+ * some of them, rather than the same "saved" as a new queue's. */
+static void print_queue_saved(const char *name, const char *sub, long status, json_t *q)
+{
+	bool top = !json_object_get(q, "parent");
+
+	if (!strcmp(sub, "delete"))
+		printf("%s: deleted\n", name);
+	else if (strcmp(sub, "create"))
+		printf("%s: saved\n", name);
+	else if (status == 201)
+		printf("%s: created\n", name);
+	else
+		printf("%s: replaced: the queue existed, and every setting not given took its default%s; `fairway "
+		       "queues show %s` shows it now; `fairway queues set` changes only the flags given\n", name,
+		       top ? " (no parent given: now top-level)" : "", name);
+}
+
 static int cmd_queues(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
 	char path[256];
 	json_t *r = NULL, *body = NULL;
+	long st = 0;
 	int rc;
 
 	if (!strcmp(sub, "list")) {
@@ -1086,7 +1107,7 @@ static int cmd_queues(struct opts *o)
 						  "--preemptible, --gpu-model-limits, --gpu-model-deserved, "
 						  "--gpu-hour-budget (or --file PATCH.json)");
 		}
-		rc = call(o, !strcmp(sub, "set") ? "PATCH" : "PUT", path, body, &r);
+		rc = call_st(o, !strcmp(sub, "set") ? "PATCH" : "PUT", path, body, &r, &st);
 	} else
 		return usage_error(o, "unknown subcommand '%s'", sub);
 	json_decref(body);
@@ -1097,7 +1118,7 @@ static int cmd_queues(struct opts *o)
 	else if (!strcmp(sub, "show"))
 		queue_show(r);
 	else
-		printf("%s: %s\n", name, !strcmp(sub, "delete") ? "deleted" : "saved");
+		print_queue_saved(name, sub, st, r);
 	json_decref(r);
 	return 0;
 }

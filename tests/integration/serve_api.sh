@@ -1407,8 +1407,17 @@ check "... --preferred-level galaxy: exit 2, the daemon's 400 naming preferredLe
 	bash -c "[ $? -eq 2 ] && grep -qF 'field preferredLevel (--preferred-level): \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink)' '$T/flags'"
 same_range minMember POST /v1/jobs '{"queue":"llm","minMember":1000001,"tasks":[{"gpus":1}]}' -- \
 	jobs submit --queue llm --gpus 1 --min-member 1000001
-"$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
+"$FW" queues create cliq --parent product --deserved-gpus 7 "${C[@]}" >"$T/qcreate" 2>&1
+check "fairway queues create of a new queue: NAME: created" grep -qx 'cliq: created' "$T/qcreate"
+"$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >"$T/qcreate" 2>&1
+check "... of an existing one: says it replaced it, the settings not given back to their defaults, and that set changes only some" \
+	grep -qx "cliq: replaced: the queue existed, and every setting not given took its default; \`fairway queues show cliq\` shows it now; \`fairway queues set\` changes only the flags given" "$T/qcreate"
+"$FW" queues create cli-top --parent product "${C[@]}" >/dev/null 2>&1
+"$FW" queues create cli-top "${C[@]}" >"$T/qcreate" 2>&1
+check "... and, given no parent, that the queue is now top-level" grep -q '^cli-top: replaced: .*default (no parent given: now top-level); ' "$T/qcreate"
+req DELETE /v1/queues/cli-top
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
+check "fairway queues set: NAME: saved" grep -qx 'cliq: saved' "$T/qset"
 req GET /v1/queues/cliq
 check "fairway queues set changes only the flags given (parent, quota, weight, priority kept)" \
 	[ "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"], j["overQuotaWeight"]["gpu"], j["priority"]')" = "product 2.0 8.0 3.0 5" ]
