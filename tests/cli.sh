@@ -476,6 +476,22 @@ expect "hint-client" 2 "unknown option '--gpu' for \`fairway jobs submit\` (did 
 expect "hint-fgd" 2 "unknown option '--sedes' (did you mean '--seeds'?)" "$FW" sim fgd --sedes 42
 expect "hint-command" 2 "unknown command 'jbos' (did you mean 'jobs'?)" "$FW" jbos
 expect "hint-subcommand" 2 "unknown subcommand 'lsit' (did you mean 'list'?)" "$FW" jobs lsit
+# a Slurm user's word (scontrol hold, drain, sacctmgr modify) is answered with
+# what does it here, not as a job or node named so ("fairway jobs show hold")
+expect "slurm-word-jobs-hold" 2 "unknown subcommand 'hold': fairway holds no job (scontrol hold): a job waits until it starts or is cancelled; to keep one from starting, \`fairway jobs cancel NAME\` and submit it again later" \
+	"$FW" jobs hold job-1
+expect "slurm-word-help-jobs-hold" 2 "unknown subcommand 'hold': fairway holds no job" "$FW" help jobs hold
+expect "slurm-word-jobs-release" 2 "unknown subcommand 'release': fairway holds no job, so there is none to release" \
+	"$FW" jobs release job-1
+expect "slurm-word-nodes-drain" 2 "\`fairway nodes health NAME --unhealthy --reason R\` (its running jobs are requeued), or \`fairway reservations create --kind maintenance --nodes NAME --start +0s --end +4h\`" \
+	"$FW" nodes drain h100-000
+expect "slurm-word-nodes-resume" 2 "\`fairway nodes health NAME --healthy\`" "$FW" nodes resume h100-000
+expect "slurm-word-queues-modify" 2 "unknown subcommand 'modify': \`fairway queues set NAME --FLAG V\` changes only the flags given" \
+	"$FW" queues modify llm --weight 2
+expect "slurm-word-reservations-update" 2 "\`fairway reservations delete ID\` and create it again" \
+	"$FW" reservations update rsv-1
+expect "slurm-word-jobs-kill" 2 "\`fairway jobs cancel NAME...\` ends jobs, as scancel" "$FW" jobs kill job-1
+expect "unknown-word-still-a-name" 2 "unknown subcommand 'frob' (for the one named so: \`fairway jobs show frob\`)" "$FW" jobs frob
 expect "hint-experiment" 2 "unknown experiment 'rn' (did you mean 'run'?)" "$FW" sim rn
 expect "hint-policy" 2 "unknown policy 'slrum' (did you mean 'slurm'?)" "$FW" plan --policy slrum
 expect "hint-serve-policy" 2 "--policy 'slrum': unknown policy (did you mean 'slurm'?)" \

@@ -3363,11 +3363,64 @@ static const char *sub_list(const char *cmd, char *buf, size_t n)
 	return buf;
 }
 
-/* 2: w is no subcommand of cmd; says so with a hint and cmd's list. */
+/* The subcommands Slurm's and kubectl's users reach for that fairway has
+ * under another name, or not at all: X(command, word, what does it here).
+ * `fairway jobs hold` is answered with what to run instead, not only
+ * with the command's list (nor as a job named "hold"). */
+#define FW_FOREIGN_SUBS(X)                                                                                          \
+	X("jobs", "hold",                                                                                            \
+	  "fairway holds no job (scontrol hold): a job waits until it starts or is cancelled; to keep one from "     \
+	  "starting, `fairway jobs cancel NAME` and submit it again later (under --backend slurm, scontrol hold "    \
+	  "and release work as ever, and the job is listed with reason held)")                                     \
+	X("jobs", "release",                                                                                         \
+	  "fairway holds no job, so there is none to release (scontrol release); under --backend slurm, scontrol "   \
+	  "release works as ever")                                                                                   \
+	X("jobs", "requeue",                                                                                         \
+	  "fairway requeues a job itself when it evicts it or drains its node (scontrol requeue); to run one "       \
+	  "again, `fairway jobs cancel NAME` and submit it again")                                                   \
+	X("jobs", "update",                                                                                          \
+	  "a submitted job does not change (scontrol update): `fairway jobs cancel NAME` and submit it again with "  \
+	  "the new flags")                                                                                           \
+	X("jobs", "delete", "`fairway jobs cancel NAME...` ends jobs, as scancel")                                   \
+	X("jobs", "kill", "`fairway jobs cancel NAME...` ends jobs, as scancel")                                     \
+	X("nodes", "drain",                                                                                          \
+	  "a node leaves service by its health or a maintenance window (scontrol update state=drain): `fairway "     \
+	  "nodes health NAME --unhealthy --reason R` (its running jobs are requeued), or `fairway reservations "     \
+	  "create --kind maintenance --nodes NAME --start +0s --end +4h` (they may finish)")                        \
+	X("nodes", "resume",                                                                                         \
+	  "a node comes back by its health or its window's end (scontrol update state=resume): `fairway nodes "      \
+	  "health NAME --healthy`, or `fairway reservations delete ID` for a maintenance window")                   \
+	X("queues", "update", "`fairway queues set NAME --FLAG V` changes only the flags given (as sacctmgr modify)") \
+	X("queues", "modify", "`fairway queues set NAME --FLAG V` changes only the flags given (as sacctmgr modify)") \
+	X("reservations", "update",                                                                                  \
+	  "a reservation does not change (scontrol update reservation): `fairway reservations delete ID` and "       \
+	  "create it again")
+
+static const char *const foreign_subs[][3] = {
+#define FW__FOREIGN(c, w, instead) { c, w, instead },
+	FW_FOREIGN_SUBS(FW__FOREIGN)
+#undef FW__FOREIGN
+};
+
+/* What runs instead of cmd w (FW_FOREIGN_SUBS); NULL when w is none of them. */
+static const char *foreign_sub(const char *cmd, const char *w)
+{
+	for (size_t i = 0; i < sizeof foreign_subs / sizeof foreign_subs[0]; i++)
+		if (!strcmp(foreign_subs[i][0], cmd) && !strcmp(foreign_subs[i][1], w))
+			return foreign_subs[i][2];
+	return NULL;
+}
+
+/* 2: w is no subcommand of cmd; says so with a hint (or, for a word of
+ * Slurm's, what runs instead) and cmd's list. */
 static int unknown_sub(const char *cmd, const char *w)
 {
 	char hint[96], list[160];
+	const char *instead = foreign_sub(cmd, w);
 
+	if (instead)
+		return fw_cli_usage_error(cmd, "unknown subcommand '%s': %s; `fairway %s` has: %s", w, instead, cmd,
+					  sub_list(cmd, list, sizeof list));
 	return fw_cli_usage_error(cmd, "unknown subcommand '%s'%s; `fairway %s` has: %s", w,
 				  sub_hint(cmd, w, hint, sizeof hint), cmd, sub_list(cmd, list, sizeof list));
 }
@@ -3419,7 +3472,7 @@ static int take_word(struct opts *o, const struct spec **sp, bool implicit, char
 		const struct spec *s = find_spec(o->cmd, w);
 		const char *by_name = find_spec(o->cmd, "show") ? "show" : find_spec(o->cmd, "explain") ? "explain" : NULL;
 		char hint[96];
-		if (!s && *sub_hint(o->cmd, w, hint, sizeof hint)) /* `fairway jobs lsit` */
+		if (!s && (*sub_hint(o->cmd, w, hint, sizeof hint) || foreign_sub(o->cmd, w))) /* `jobs lsit`, `jobs hold` */
 			return unknown_sub(o->cmd, w);
 		if (!s && by_name) /* `fairway nodes h100-000`: a name where the subcommand goes */
 			return usage_error(o, "unknown subcommand '%s' (for the one named so: `fairway %s %s %s`)",
