@@ -1348,6 +1348,18 @@ static void list_hint(struct fw_serve *d, const struct listing *l, json_t *body)
 		json_object_set_new(body, "hint", json_string(hint));
 }
 
+/* An empty page past the last of the `matched` jobs its filters match:
+ * the hint says so with the count, so a script paging on (or a typo of
+ * --offset) is not read as "no jobs". */
+static void offset_hint(long long offset, long long matched, json_t *body)
+{
+	char hint[256];
+
+	snprintf(hint, sizeof hint, "offset %lld is past the last of the %lld job%s that match%s; offset 0 (the "
+		 "default) lists from the first", offset, matched, matched == 1 ? "" : "s", matched == 1 ? "es" : "");
+	json_object_set_new(body, "hint", json_string(hint));
+}
+
 static void h_jobs_list(struct ctx *c)
 {
 	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, arg(c, "queue"), arg(c, "user"),
@@ -1371,6 +1383,8 @@ static void h_jobs_list(struct ctx *c)
 	}
 	if (!json_array_size(l.out) && offset == 0)
 		list_hint(c->d, &l, body);
+	else if (!json_array_size(l.out)) /* a page past the end: l.skip is what it could not pass */
+		offset_hint(offset, offset - l.skip, body);
 	reply(c, 200, body);
 }
 

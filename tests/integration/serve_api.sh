@@ -806,6 +806,13 @@ page1=$(req GET "/v1/jobs?limit=2" && jfield '[x["name"] for x in j["jobs"]]')
 page2=$(req GET "/v1/jobs?limit=2&offset=2" && jfield '[x["name"] for x in j["jobs"]]')
 check "... offset=2 lists the next two: the two pages are the first four" \
 	[ "$(python3 -c "import sys; a, b, c = map(eval, sys.argv[1:]); print(len(c) == 4 and a + b == c)" "$page1" "$page2" "$first4")" = True ]
+njobs=$(req GET "/v1/jobs?limit=100000" && jfield 'len(j["jobs"])')
+req GET "/v1/jobs?offset=$njobs"
+check "... an offset past the last job: an empty page whose hint says so with the count ($njobs)" \
+	[ "$(jfield 'len(j["jobs"]), j["hint"]')" = "0 offset $njobs is past the last of the $njobs jobs that match; offset 0 (the default) lists from the first" ]
+"$FW" jobs list --offset 99999 "${C[@]}" >/dev/null 2>"$T/jlpast"
+check "... fairway jobs list --offset 99999: nothing listed, saying why on stderr" \
+	grep -qx "fairway jobs: nothing listed: offset 99999 is past the last of the $njobs jobs that match; offset 0 (the default) lists from the first" "$T/jlpast"
 req GET "/v1/jobs?offset=-1"
 check "... offset=-1: 400 naming offset" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = offset ]
 "$FW" jobs list --limit 2 --offset 2 --json "${C[@]}" >"$T/jloff" 2>/dev/null
