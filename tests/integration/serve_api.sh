@@ -276,6 +276,8 @@ req POST /v1/jobs '{"name":"short","queue":"team-a","user":"u","runtime":3,"task
 check "submit a job: 201" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"name":"short","queue":"team-a","tasks":[{"gpus":1}]}'
 check "same name again: 409 naming name" [ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = name ]
+check "... saying its state and what to do" \
+	[ "$(jfield 'j["error"]["message"]')" = 'a job named "short" already exists (pending); give this one another name, or none: the daemon names it job-N' ]
 req POST /v1/cycle
 check "POST /v1/cycle runs a cycle now" [ "$CODE" = 200 ]
 req GET /v1/jobs/short
@@ -284,6 +286,9 @@ sleep 4.2
 req POST /v1/cycle
 req GET /v1/jobs/short
 check "after its 3 s runtime it is done (wall-clock time)" [ "$(jfield 'j["state"]')" = done ]
+req POST /v1/jobs '{"name":"short","queue":"team-a","tasks":[{"gpus":1}]}'
+check "its name again once it is done: 409, saying it is kept until min-job-age forgets it" \
+	[ "$CODE" = 409 ] && check "... (the message)" grep -q '^a job named "short" already exists (done, kept with its name until the backend forgets it: --backend-opt min-job-age); give this one another name' <<<"$(jfield 'j["error"]["message"]')"
 req GET "/v1/jobs?state=done"
 check "listed with ?state=done" [ "$(jfield '"short" in [x["name"] for x in j["jobs"]]')" = True ]
 req GET "/v1/jobs?state=sideways"
