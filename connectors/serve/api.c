@@ -3545,8 +3545,11 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		if (allowed(&c, r->auth) && name_ok(&c, r->path) && query_ok(&c, r) && body_ok(&c, r))
 			r->fn(&c);
 	} else if (path_known) {
-		fail(&c, 405, "EMETHOD", "method", "%s is not allowed on %s", rq->method, rq->path);
-		allow_list(rq->path, rs->allow, sizeof rs->allow);
+		char allow[sizeof rs->allow];
+		allow_list(rq->path, allow, sizeof allow); /* the message says them too: not every client shows headers */
+		fail(&c, 405, "EMETHOD", "method", "%s is not allowed on %s; it takes %s (docs/openapi.yaml)", rq->method,
+		     rq->path, allow);
+		memcpy(rs->allow, allow, sizeof rs->allow);
 	} else {
 		fail(&c, 404, "ENOROUTE", "path", "no such endpoint: %s (see docs/openapi.yaml)", rq->path);
 	}
