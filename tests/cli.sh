@@ -476,6 +476,22 @@ expect "hint-client" 2 "unknown option '--gpu' for \`fairway jobs submit\` (did 
 expect "hint-fgd" 2 "unknown option '--sedes' (did you mean '--seeds'?)" "$FW" sim fgd --sedes 42
 expect "hint-command" 2 "unknown command 'jbos' (did you mean 'jobs'?)" "$FW" jbos
 expect "hint-subcommand" 2 "unknown subcommand 'lsit' (did you mean 'list'?)" "$FW" jobs lsit
+# a Slurm user's word (scontrol hold, drain, sacctmgr modify) is answered with
+# what does it here, not as a job or node named so ("fairway jobs show hold")
+expect "slurm-word-jobs-hold" 2 "unknown subcommand 'hold': fairway holds no job (scontrol hold): a job waits until it starts or is cancelled; to keep one from starting, \`fairway jobs cancel NAME\` and submit it again later" \
+	"$FW" jobs hold job-1
+expect "slurm-word-help-jobs-hold" 2 "unknown subcommand 'hold': fairway holds no job" "$FW" help jobs hold
+expect "slurm-word-jobs-release" 2 "unknown subcommand 'release': fairway holds no job, so there is none to release" \
+	"$FW" jobs release job-1
+expect "slurm-word-nodes-drain" 2 "\`fairway nodes health NAME --unhealthy --reason R\` (its running jobs are requeued), or \`fairway reservations create --kind maintenance --nodes NAME --start +0s --end +4h\`" \
+	"$FW" nodes drain h100-000
+expect "slurm-word-nodes-resume" 2 "\`fairway nodes health NAME --healthy\`" "$FW" nodes resume h100-000
+expect "slurm-word-queues-modify" 2 "unknown subcommand 'modify': \`fairway queues set NAME --FLAG V\` changes only the flags given" \
+	"$FW" queues modify llm --weight 2
+expect "slurm-word-reservations-update" 2 "\`fairway reservations delete ID\` and create it again" \
+	"$FW" reservations update rsv-1
+expect "slurm-word-jobs-kill" 2 "\`fairway jobs cancel NAME...\` ends jobs, as scancel" "$FW" jobs kill job-1
+expect "unknown-word-still-a-name" 2 "unknown subcommand 'frob' (for the one named so: \`fairway jobs show frob\`)" "$FW" jobs frob
 expect "hint-experiment" 2 "unknown experiment 'rn' (did you mean 'run'?)" "$FW" sim rn
 expect "hint-policy" 2 "unknown policy 'slrum' (did you mean 'slurm'?)" "$FW" plan --policy slrum
 expect "hint-serve-policy" 2 "--policy 'slrum': unknown policy (did you mean 'slurm'?)" \
@@ -762,6 +778,12 @@ expect "client-limit-gpus-below-a-milli" 2 "--limit-gpus 0.0004: at most 3 decim
 	"$FW" "${QS[@]}" --limit-gpus 0.0004
 expect "client-model-limits-4-decimals" 2 "--gpu-model-limits H100=1.0005: at most 3 decimals (0.001 GPU)" \
 	"$FW" "${QS[@]}" --gpu-model-limits A100=2,H100=1.0005
+# A model named twice in one list is a typo, as the config and --node-selector
+# take it: refused, never the last one kept (H100=16,H100=3 was sent as H100=3).
+expect "client-model-limits-twice" 2 "--gpu-model-limits: GPU model 'H100' is given twice; keep one" \
+	"$FW" "${QS[@]}" --gpu-model-limits H100=16,A100=2,H100=3
+expect "client-model-deserved-twice" 2 "--gpu-model-deserved: GPU model 'H100' is given twice; keep one" \
+	"$FW" "${QS[@]}" --gpu-model-deserved H100=none,H100=4
 expect "client-deserved-gpus-3-decimals-is-sent" 1 "cannot reach http://127.0.0.1:1" "$FW" "${QS[@]}" --deserved-gpus 2.555
 expect "client-gpu-fraction-4-decimals" 2 "--gpu-fraction 0.0015: at most 3 decimals (0.001 of a GPU)" \
 	"$FW" "${JS[@]}" --gpu-fraction 0.0015

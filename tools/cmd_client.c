@@ -146,6 +146,10 @@ static void api_error(const struct opts *o, long status, json_t *j, const char *
 	if (status == 404 && field && !strcmp(field, "name") && msg && !strstr(msg, "lists them") &&
 	    strcmp(o->cmd, "plan")) /* what to do: the names there are */
 		fprintf(stderr, " (`fairway %s list%s` lists them)", o->cmd, !strcmp(o->cmd, "jobs") ? " --state all" : "");
+	if (status == 401) /* the daemon's words are curl's (a header); the client's user needs the file it read */
+		fprintf(stderr, " (this client sent the token in %s, which the daemon refused: give the file the "
+				"daemon reads, its --token-file, by default STATE_DIR/token, with --token-file FILE "
+				"or FAIRWAY_TOKEN_FILE)", o->token_file);
 	fputc('\n', stderr);
 }
 
@@ -869,6 +873,12 @@ static int set_model_table(struct opts *o, json_t *q, const char *name, const ch
 			return 2;
 		}
 		*eq = 0;
+		if (json_object_get(m, t)) { /* as the config and --node-selector refuse it: a typo, not an update */
+			int rc = usage_error(o, "%s: GPU model '%.60s' is given twice; keep one", name, t);
+			free(dup);
+			json_decref(m);
+			return rc;
+		}
 		json_object_set_new(m, t, lift ? json_null() : json_real(x));
 	}
 	free(dup);
@@ -1037,11 +1047,32 @@ static void queue_show(json_t *q)
 	queue_children(q);
 }
 
+/* What a change did, in a line: a create (PUT) that met a queue of that
+ * name replaced it whole (200, not 201), so the settings it was not given
+ * went back to their defaults; that is said, with the way to change only
+ * some of them, rather than the same "saved" as a new queue's. */
+static void print_queue_saved(const char *name, const char *sub, long status, json_t *q)
+{
+	bool top = !json_object_get(q, "parent");
+
+	if (!strcmp(sub, "delete"))
+		printf("%s: deleted\n", name);
+	else if (strcmp(sub, "create"))
+		printf("%s: saved\n", name);
+	else if (status == 201)
+		printf("%s: created\n", name);
+	else
+		printf("%s: replaced: the queue existed, and every setting not given took its default%s; `fairway "
+		       "queues show %s` shows it now; `fairway queues set` changes only the flags given\n", name,
+		       top ? " (no parent given: now top-level)" : "", name);
+}
+
 static int cmd_queues(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
 	char path[256];
 	json_t *r = NULL, *body = NULL;
+	long st = 0;
 	int rc;
 
 	if (!strcmp(sub, "list")) {
@@ -1083,7 +1114,7 @@ static int cmd_queues(struct opts *o)
 						  "--preemptible, --gpu-model-limits, --gpu-model-deserved, "
 						  "--gpu-hour-budget (or --file PATCH.json)");
 		}
-		rc = call(o, !strcmp(sub, "set") ? "PATCH" : "PUT", path, body, &r);
+		rc = call_st(o, !strcmp(sub, "set") ? "PATCH" : "PUT", path, body, &r, &st);
 	} else
 		return usage_error(o, "unknown subcommand '%s'", sub);
 	json_decref(body);
@@ -1094,7 +1125,7 @@ static int cmd_queues(struct opts *o)
 	else if (!strcmp(sub, "show"))
 		queue_show(r);
 	else
-		printf("%s: %s\n", name, !strcmp(sub, "delete") ? "deleted" : "saved");
+		print_queue_saved(name, sub, st, r);
 	json_decref(r);
 	return 0;
 }
@@ -3341,11 +3372,64 @@ static const char *sub_list(const char *cmd, char *buf, size_t n)
 	return buf;
 }
 
-/* 2: w is no subcommand of cmd; says so with a hint and cmd's list. */
+/* The subcommands Slurm's and kubectl's users reach for that fairway has
+ * under another name, or not at all: X(command, word, what does it here).
+ * `fairway jobs hold` is answered with what to run instead, not only
+ * with the command's list (nor as a job named "hold"). */
+#define FW_FOREIGN_SUBS(X)                                                                                          \
+	X("jobs", "hold",                                                                                            \
+	  "fairway holds no job (scontrol hold): a job waits until it starts or is cancelled; to keep one from "     \
+	  "starting, `fairway jobs cancel NAME` and submit it again later (under --backend slurm, scontrol hold "    \
+	  "and release work as ever, and the job is listed with reason held)")                                     \
+	X("jobs", "release",                                                                                         \
+	  "fairway holds no job, so there is none to release (scontrol release); under --backend slurm, scontrol "   \
+	  "release works as ever")                                                                                   \
+	X("jobs", "requeue",                                                                                         \
+	  "fairway requeues a job itself when it evicts it or drains its node (scontrol requeue); to run one "       \
+	  "again, `fairway jobs cancel NAME` and submit it again")                                                   \
+	X("jobs", "update",                                                                                          \
+	  "a submitted job does not change (scontrol update): `fairway jobs cancel NAME` and submit it again with "  \
+	  "the new flags")                                                                                           \
+	X("jobs", "delete", "`fairway jobs cancel NAME...` ends jobs, as scancel")                                   \
+	X("jobs", "kill", "`fairway jobs cancel NAME...` ends jobs, as scancel")                                     \
+	X("nodes", "drain",                                                                                          \
+	  "a node leaves service by its health or a maintenance window (scontrol update state=drain): `fairway "     \
+	  "nodes health NAME --unhealthy --reason R` (its running jobs are requeued), or `fairway reservations "     \
+	  "create --kind maintenance --nodes NAME --start +0s --end +4h` (they may finish)")                        \
+	X("nodes", "resume",                                                                                         \
+	  "a node comes back by its health or its window's end (scontrol update state=resume): `fairway nodes "      \
+	  "health NAME --healthy`, or `fairway reservations delete ID` for a maintenance window")                   \
+	X("queues", "update", "`fairway queues set NAME --FLAG V` changes only the flags given (as sacctmgr modify)") \
+	X("queues", "modify", "`fairway queues set NAME --FLAG V` changes only the flags given (as sacctmgr modify)") \
+	X("reservations", "update",                                                                                  \
+	  "a reservation does not change (scontrol update reservation): `fairway reservations delete ID` and "       \
+	  "create it again")
+
+static const char *const foreign_subs[][3] = {
+#define FW__FOREIGN(c, w, instead) { c, w, instead },
+	FW_FOREIGN_SUBS(FW__FOREIGN)
+#undef FW__FOREIGN
+};
+
+/* What runs instead of cmd w (FW_FOREIGN_SUBS); NULL when w is none of them. */
+static const char *foreign_sub(const char *cmd, const char *w)
+{
+	for (size_t i = 0; i < sizeof foreign_subs / sizeof foreign_subs[0]; i++)
+		if (!strcmp(foreign_subs[i][0], cmd) && !strcmp(foreign_subs[i][1], w))
+			return foreign_subs[i][2];
+	return NULL;
+}
+
+/* 2: w is no subcommand of cmd; says so with a hint (or, for a word of
+ * Slurm's, what runs instead) and cmd's list. */
 static int unknown_sub(const char *cmd, const char *w)
 {
 	char hint[96], list[160];
+	const char *instead = foreign_sub(cmd, w);
 
+	if (instead)
+		return fw_cli_usage_error(cmd, "unknown subcommand '%s': %s; `fairway %s` has: %s", w, instead, cmd,
+					  sub_list(cmd, list, sizeof list));
 	return fw_cli_usage_error(cmd, "unknown subcommand '%s'%s; `fairway %s` has: %s", w,
 				  sub_hint(cmd, w, hint, sizeof hint), cmd, sub_list(cmd, list, sizeof list));
 }
@@ -3397,7 +3481,7 @@ static int take_word(struct opts *o, const struct spec **sp, bool implicit, char
 		const struct spec *s = find_spec(o->cmd, w);
 		const char *by_name = find_spec(o->cmd, "show") ? "show" : find_spec(o->cmd, "explain") ? "explain" : NULL;
 		char hint[96];
-		if (!s && *sub_hint(o->cmd, w, hint, sizeof hint)) /* `fairway jobs lsit` */
+		if (!s && (*sub_hint(o->cmd, w, hint, sizeof hint) || foreign_sub(o->cmd, w))) /* `jobs lsit`, `jobs hold` */
 			return unknown_sub(o->cmd, w);
 		if (!s && by_name) /* `fairway nodes h100-000`: a name where the subcommand goes */
 			return usage_error(o, "unknown subcommand '%s' (for the one named so: `fairway %s %s %s`)",

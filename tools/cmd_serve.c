@@ -76,7 +76,9 @@ static const char serve_usage[] =
 	"  fairway jobs submit --queue llm --gpus 8 --runtime 600 --token-file /tmp/fw/token\n"
 	"  fairway fairshare\n"
 	"  curl -s localhost:8642/metrics | grep fairway_queue\n"
-	"Stop it with SIGINT or SIGTERM.  As a service: contrib/systemd/fairway.service.\n"
+	"Stop it with SIGINT or SIGTERM (it finishes its cycle and saves the usage).\n"
+	"SIGHUP reloads nothing and stops nothing (one line on stderr): to apply a\n"
+	"changed --config, restart it.  As a service: contrib/systemd/fairway.service.\n"
 	"Docs: docs/serve.md\n";
 
 /* "1s", "500ms", "2.5", "1m", "1h", "1m30s" -> seconds; < 0 when

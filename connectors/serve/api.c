@@ -1348,6 +1348,18 @@ static void list_hint(struct fw_serve *d, const struct listing *l, json_t *body)
 		json_object_set_new(body, "hint", json_string(hint));
 }
 
+/* An empty page past the last of the `matched` jobs its filters match:
+ * the hint says so with the count, so a script paging on (or a typo of
+ * --offset) is not read as "no jobs". */
+static void offset_hint(long long offset, long long matched, json_t *body)
+{
+	char hint[256];
+
+	snprintf(hint, sizeof hint, "offset %lld is past the last of the %lld job%s that match%s; offset 0 (the "
+		 "default) lists from the first", offset, matched, matched == 1 ? "" : "s", matched == 1 ? "es" : "");
+	json_object_set_new(body, "hint", json_string(hint));
+}
+
 static void h_jobs_list(struct ctx *c)
 {
 	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, arg(c, "queue"), arg(c, "user"),
@@ -1371,6 +1383,8 @@ static void h_jobs_list(struct ctx *c)
 	}
 	if (!json_array_size(l.out) && offset == 0)
 		list_hint(c->d, &l, body);
+	else if (!json_array_size(l.out)) /* a page past the end: l.skip is what it could not pass */
+		offset_hint(offset, offset - l.skip, body);
 	reply(c, 200, body);
 }
 
@@ -3538,8 +3552,11 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		if (allowed(&c, r->auth) && name_ok(&c, r->path) && query_ok(&c, r) && body_ok(&c, r))
 			r->fn(&c);
 	} else if (path_known) {
-		fail(&c, 405, "EMETHOD", "method", "%s is not allowed on %s", rq->method, rq->path);
-		allow_list(rq->path, rs->allow, sizeof rs->allow);
+		char allow[sizeof rs->allow];
+		allow_list(rq->path, allow, sizeof allow); /* the message says them too: not every client shows headers */
+		fail(&c, 405, "EMETHOD", "method", "%s is not allowed on %s; it takes %s (docs/openapi.yaml)", rq->method,
+		     rq->path, allow);
+		memcpy(rs->allow, allow, sizeof rs->allow);
 	} else {
 		fail(&c, 404, "ENOROUTE", "path", "no such endpoint: %s (see docs/openapi.yaml)", rq->path);
 	}

@@ -227,17 +227,33 @@ static const char *plain(double x, char *buf, size_t n)
 	return buf;
 }
 
+/* What a member that should be a number is instead, for its refusal
+ * (", not the string \"2h\" ..."); "" for a number.  The config takes
+ * "2h" and "80Gi", so a string there is most often a unit: said so. */
+static const char *not_a_number(json_t *v, char *b, size_t n)
+{
+	if (json_is_number(v))
+		return "";
+	if (json_is_string(v))
+		snprintf(b, n, ", not the string \"%.40s%s\" (the API's numbers are plain JSON numbers, without a "
+			 "unit: seconds, MiB, GPUs)", json_string_value(v), strlen(json_string_value(v)) > 40 ? "..." : "");
+	else
+		snprintf(b, n, ", not %s", json_is_boolean(v) ? "true or false" : json_is_null(v) ? "null"
+					 : json_is_array(v) ? "a list" : "an object");
+	return b;
+}
+
 static int get_num(json_t *o, const char *path, const char *key, bool req, double lo, double hi, double *dst,
 		   struct fw_diag *d)
 {
 	json_t *v = json_object_get(o, key);
-	char f[128], a[32], b[32];
+	char f[128], a[32], b[32], what[160];
 
 	path_of(f, sizeof f, path, key);
 	if (!v)
 		return req ? BAD(d, FW_EINVAL, f, "is required") : FW_OK;
 	if (!json_is_number(v))
-		return BAD(d, FW_EINVAL, f, "must be a number");
+		return BAD(d, FW_EINVAL, f, "must be a number%s", not_a_number(v, what, sizeof what));
 	double x = json_number_value(v);
 	if (!isfinite(x) || x < lo || x > hi)
 		return BAD(d, FW_ERANGE, f, "must be between %s and %s", plain(lo, a, sizeof a), plain(hi, b, sizeof b));
@@ -330,14 +346,14 @@ static int get_int(json_t *o, const char *path, const char *key, bool req, int64
 		   int64_t *dst, struct fw_diag *d)
 {
 	json_t *v = json_object_get(o, key);
-	char f[128];
+	char f[128], what[160];
 	int rc;
 
 	path_of(f, sizeof f, path, key);
 	if (!v)
 		return req ? BAD(d, FW_EINVAL, f, "is required") : FW_OK;
 	if ((rc = whole(v, lo, hi, dst)) == FW_EINVAL)
-		return BAD(d, rc, f, "must be a whole number");
+		return BAD(d, rc, f, "must be a whole number%s", not_a_number(v, what, sizeof what));
 	if (rc)
 		return BAD(d, rc, f, "must be between %lld and %lld", (long long)lo, (long long)hi);
 	return FW_OK;

@@ -132,7 +132,8 @@ int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n)
 	for (int32_t i = 0; i < n; i++)
 		if (!done[i])
 			out[k++] = q[i];
-	memcpy(q, out, (size_t)n * sizeof *q);
+	if (n > 0) /* no queues (a config without any, or all deleted): q may be NULL */
+		memcpy(q, out, (size_t)n * sizeof *q);
 	free(out);
 	free(done);
 	return FW_OK;
@@ -932,16 +933,36 @@ static void free_daemon(struct fw_serve *d)
 	pthread_cond_destroy(&d->wake);
 }
 
+/* The stop signals, and SIGHUP, blocked in every thread (the mask the
+ * threads inherit) and waited for by main(). */
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/* Waits for SIGINT or SIGTERM.  SIGHUP, which slurmctld and nginx take
+ * as "reload" and which an admin may send out of habit, neither reloads
+ * nor stops: its default action would end the daemon at once, silently,
+ * without the usage save of a stop (and systemd counts a SIGHUP death as
+ * clean, so Restart=on-failure would not bring it back).  It gets one
+ * line saying that nothing was reloaded and how to apply a change. */
 static int wait_for_signal(void)
 {
 	sigset_t set;
 	int sig = 0;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigwait(&set, &sig);
-	return sig;
+	stop_signals(&set);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0 || sig != SIGHUP)
+			return sig;
+		fprintf(stderr, "fairway serve: SIGHUP: nothing reloaded, still running (the config's fleet is "
+				"read at the start: restart the daemon to apply a changed --config; queues, "
+				"reservations and node health change through the API: fairway queues set, "
+				"fairway reservations create, fairway nodes health)\n");
+	}
 }
 
 static int write_port_file(const char *path, int port)
@@ -1022,9 +1043,7 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	int port = 0, rc, exit_code = 2;
 
 	/* Block the stop signals in every thread; main() waits for them. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	stop_signals(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 

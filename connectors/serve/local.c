@@ -239,6 +239,22 @@ static bool ended(const struct ljob *lj)
 	return lj->state == L_DONE || lj->state == L_FAILED || lj->state == L_CANCELLED || lj->state == L_TIMEOUT;
 }
 
+/* A submit whose name a job the backend remembers has (FW_EEXIST, field
+ * name): its state, and what to do, since an ended job keeps its name
+ * until min-job-age forgets it (a user resubmitting "train" after it
+ * finished is told why, not only that it exists). */
+static int name_taken(const struct ljob *lj, struct fw_diag *d)
+{
+	if (!ended(lj))
+		return fw_diag_set(d, FW_EEXIST, "", 0, 0, "name",
+				   "a job named \"%s\" already exists (%s); give this one another name, or none: the "
+				   "daemon names it job-N", lj->bj.job.name, lstate_name[lj->state]);
+	return fw_diag_set(d, FW_EEXIST, "", 0, 0, "name",
+			   "a job named \"%s\" already exists (%s, kept with its name until the backend forgets it: "
+			   "--backend-opt min-job-age); give this one another name, or none: the daemon names it "
+			   "job-N", lj->bj.job.name, lstate_name[lj->state]);
+}
+
 static uint32_t name_hash(const char *s)
 {
 	uint32_t h = 2166136261u; /* FNV-1a */
@@ -1767,12 +1783,13 @@ static int local_build(const struct fw_backend_copy *c, struct fw_snapshot *s, s
 static int local_probe(struct fw_backend *b, struct fw_snapshot *s, const struct fw_backend_job *j, fw_time now,
 		       struct fw_diag *d)
 {
+	const struct ljob *had;
 	struct ljob lj;
 	int32_t job;
 	int rc;
 
-	if (find_job(b, j->job.name))
-		return fw_diag_set(d, FW_EEXIST, "", 0, 0, "name", "a job named \"%s\" already exists", j->job.name);
+	if ((had = find_job(b, j->job.name)))
+		return name_taken(had, d);
 	memset(&lj, 0, sizeof lj);
 	lj.bj = *j; /* its selectors stay the caller's: read here, never kept */
 	lj.state = L_PENDING;
@@ -2007,8 +2024,8 @@ static int local_submit(struct fw_backend *b, const struct fw_backend_job *j, fw
 	struct ljob *lj;
 	int rc;
 
-	if (find_job(b, j->job.name))
-		return fw_diag_set(d, FW_EEXIST, "", 0, 0, "name", "a job named \"%s\" already exists", j->job.name);
+	if ((lj = find_job(b, j->job.name)))
+		return name_taken(lj, d);
 	if (!(lj = append(b)))
 		return FW_ENOMEM;
 	lj->bj = *j;

@@ -137,6 +137,8 @@ check "POST /v1/jobs with a 5000-character name: 400 ERANGE naming name and the 
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "name is longer than 63 bytes" ]
 req PATCH /v1/queues
 check "wrong method: 405" [ "$CODE" = 405 ]
+check "... whose message names the methods the path takes" \
+	[ "$(jfield 'j["error"]["message"]')" = "PATCH is not allowed on /v1/queues; it takes GET, HEAD, POST (docs/openapi.yaml)" ]
 curl -s -o /dev/null -D "$T/h405" -X PATCH "http://127.0.0.1:$PORT/v1/queues"
 check "a 405 names the path's methods: Allow: GET, HEAD, POST" grep -q $'^Allow: GET, HEAD, POST\r$' "$T/h405"
 curl -s -o /dev/null -D "$T/h401" -X POST "http://127.0.0.1:$PORT/v1/queues"
@@ -276,6 +278,9 @@ req POST /v1/jobs '{"name":"short","queue":"team-a","user":"u","runtime":3,"task
 check "submit a job: 201" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"name":"short","queue":"team-a","tasks":[{"gpus":1}]}'
 check "same name again: 409 naming name" [ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = name ]
+check "... saying its state (pending, or running: a cycle may have started it) and what to do" \
+	grep -Eqx 'a job named "short" already exists \((pending|running)\); give this one another name, or none: the daemon names it job-N' \
+	<<<"$(jfield 'j["error"]["message"]')"
 req POST /v1/cycle
 check "POST /v1/cycle runs a cycle now" [ "$CODE" = 200 ]
 req GET /v1/jobs/short
@@ -284,6 +289,9 @@ sleep 4.2
 req POST /v1/cycle
 req GET /v1/jobs/short
 check "after its 3 s runtime it is done (wall-clock time)" [ "$(jfield 'j["state"]')" = done ]
+req POST /v1/jobs '{"name":"short","queue":"team-a","tasks":[{"gpus":1}]}'
+check "its name again once it is done: 409, saying it is kept until min-job-age forgets it" \
+	[ "$CODE" = 409 ] && check "... (the message)" grep -q '^a job named "short" already exists (done, kept with its name until the backend forgets it: --backend-opt min-job-age); give this one another name' <<<"$(jfield 'j["error"]["message"]')"
 req GET "/v1/jobs?state=done"
 check "listed with ?state=done" [ "$(jfield '"short" in [x["name"] for x in j["jobs"]]')" = True ]
 req GET "/v1/jobs?state=sideways"
@@ -808,6 +816,13 @@ page1=$(req GET "/v1/jobs?limit=2" && jfield '[x["name"] for x in j["jobs"]]')
 page2=$(req GET "/v1/jobs?limit=2&offset=2" && jfield '[x["name"] for x in j["jobs"]]')
 check "... offset=2 lists the next two: the two pages are the first four" \
 	[ "$(python3 -c "import sys; a, b, c = map(eval, sys.argv[1:]); print(len(c) == 4 and a + b == c)" "$page1" "$page2" "$first4")" = True ]
+njobs=$(req GET "/v1/jobs?limit=100000" && jfield 'len(j["jobs"])')
+req GET "/v1/jobs?offset=$njobs"
+check "... an offset past the last job: an empty page whose hint says so with the count ($njobs)" \
+	[ "$(jfield 'len(j["jobs"]), j["hint"]')" = "0 offset $njobs is past the last of the $njobs jobs that match; offset 0 (the default) lists from the first" ]
+"$FW" jobs list --offset 99999 "${C[@]}" >/dev/null 2>"$T/jlpast"
+check "... fairway jobs list --offset 99999: nothing listed, saying why on stderr" \
+	grep -qx "fairway jobs: nothing listed: offset 99999 is past the last of the $njobs jobs that match; offset 0 (the default) lists from the first" "$T/jlpast"
 req GET "/v1/jobs?offset=-1"
 check "... offset=-1: 400 naming offset" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = offset ]
 "$FW" jobs list --limit 2 --offset 2 --json "${C[@]}" >"$T/jloff" 2>/dev/null
@@ -1409,8 +1424,17 @@ check "... --preferred-level galaxy: exit 2, the daemon's 400 naming preferredLe
 	bash -c "[ $? -eq 2 ] && grep -qF 'field preferredLevel (--preferred-level): \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink)' '$T/flags'"
 same_range minMember POST /v1/jobs '{"queue":"llm","minMember":1000001,"tasks":[{"gpus":1}]}' -- \
 	jobs submit --queue llm --gpus 1 --min-member 1000001
-"$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
+"$FW" queues create cliq --parent product --deserved-gpus 7 "${C[@]}" >"$T/qcreate" 2>&1
+check "fairway queues create of a new queue: NAME: created" grep -qx 'cliq: created' "$T/qcreate"
+"$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >"$T/qcreate" 2>&1
+check "... of an existing one: says it replaced it, the settings not given back to their defaults, and that set changes only some" \
+	grep -qx "cliq: replaced: the queue existed, and every setting not given took its default; \`fairway queues show cliq\` shows it now; \`fairway queues set\` changes only the flags given" "$T/qcreate"
+"$FW" queues create cli-top --parent product "${C[@]}" >/dev/null 2>&1
+"$FW" queues create cli-top "${C[@]}" >"$T/qcreate" 2>&1
+check "... and, given no parent, that the queue is now top-level" grep -q '^cli-top: replaced: .*default (no parent given: now top-level); ' "$T/qcreate"
+req DELETE /v1/queues/cli-top
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
+check "fairway queues set: NAME: saved" grep -qx 'cliq: saved' "$T/qset"
 req GET /v1/queues/cliq
 check "fairway queues set changes only the flags given (parent, quota, weight, priority kept)" \
 	[ "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"], j["overQuotaWeight"]["gpu"], j["priority"]')" = "product 2.0 8.0 3.0 5" ]
@@ -1699,6 +1723,13 @@ req GET "/v1/decisions?limit=100000"
 lastc=$(jfield 'max(r["cycle"] for r in j["decisions"])')
 req GET /v1/plan
 lastp=$(jfield 'j["cycle"]')
+n0=$(wc -l <"$T/daemon.log")
+kill -HUP "$DPID"
+sleep 0.5
+req GET /v1/health
+check "SIGHUP: the daemon still answers (it neither stops nor reloads)" [ "$CODE" = 200 ]
+check "... and says so once on stderr, with what to do (restart to apply a changed --config)" \
+	bash -c "[ \"\$(tail -n +$((n0 + 1)) '$T/daemon.log' | grep -c 'SIGHUP: nothing reloaded, still running.*restart the daemon to apply a changed --config')\" = 1 ]"
 stop_daemon
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "SIGTERM stops the daemon cleanly (no sanitizer report)"
@@ -3184,6 +3215,8 @@ rc=0
 "$FW" jobs cancel hog waiter nobody --server "http://127.0.0.1:$PORT" --token-file "$T/wrong-token" >"$T/cx" 2>"$T/cx.err" || rc=$?
 check "fairway jobs cancel a b c with a refused token: the 401 once, exit 2" \
 	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && [ \"\$(grep -c ': 401: ' '$T/cx.err')\" = 1 ]"
+check "... naming the file whose token was refused and where the daemon's is" \
+	grep -q ": 401: .*this client sent the token in $T/wrong-token, which the daemon refused: .*by default STATE_DIR/token" "$T/cx.err"
 req GET /v1/jobs/hog
 check "... and hog still runs" [ "$(jfield 'j["state"]')" = running ]
 # a report with every GPU bad: the node is unhealthy, takes no work; BAD shows the GPUs

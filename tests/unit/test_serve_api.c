@@ -1418,6 +1418,59 @@ static void served_restart(struct served *f)
 	}
 }
 
+/* A config without queues (a fleet alone: queues come later through the
+ * API) opens, cycles, restarts and takes its first queue: the queue
+ * order of no queues copies nothing (it passed memcpy a NULL: UBSan's
+ * "null pointer passed as argument 1" at every `fairway serve` start on
+ * such a config). */
+TEST(a_config_without_queues_opens_cycles_and_takes_its_first_queue)
+{
+	static const char fleet_only[] = "nodes:\n  - {name: n0, gpus: 8}\n";
+	struct served f;
+
+	up_yaml = fleet_only;
+	served_up(&f);
+	up_yaml = NULL;
+	ASSERT_EQ(f.d.nqueues, 0);
+	ASSERT_OK(fw_serve_queue_order(f.d.queues, f.d.nqueues));
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	served_restart(&f); /* a store with no queues restored */
+	ASSERT_EQ(f.d.nqueues, 0);
+	ASSERT_EQ(send_as(&f.d, "PUT", "/v1/queues/first", "{\"deserved\":{\"gpu\":8}}"), 201);
+	ASSERT_EQ(f.d.nqueues, 1);
+	ASSERT_EQ(send_as(&f.d, "POST", "/v1/jobs", "{\"name\":\"j\",\"queue\":\"first\",\"tasks\":[{\"gpus\":8}]}"),
+		  201);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/j", ""), 200);
+	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/queues/first", ""), 200);
+	served_restart(&f); /* every queue deleted: none again */
+	ASSERT_EQ(f.d.nqueues, 0);
+	served_down(&f);
+}
+
+/* A wrong method's 405 names the methods the path takes in its message
+ * as in its Allow header (curl without -i, and most clients' errors,
+ * show the body only). */
+TEST(a_wrong_method_says_which_methods_the_path_takes)
+{
+	struct served f;
+	char out[512];
+	struct fw_api_req rq = { "PATCH", "/v1/queues", NULL, NULL, NULL, "", 0, NULL, NULL };
+	struct fw_api_resp rs;
+
+	served_up(&f);
+	ASSERT_EQ(request(&f.d, "PATCH", "/v1/queues", "", out, sizeof out), 405);
+	ASSERT(strstr(out, "\"message\":\"PATCH is not allowed on /v1/queues; it takes GET, HEAD, POST "
+			   "(docs/openapi.yaml)\"") != NULL);
+	ASSERT_EQ(request(&f.d, "PUT", "/v1/jobs/x", "", out, sizeof out), 405);
+	ASSERT(strstr(out, "PUT is not allowed on /v1/jobs/x; it takes GET, HEAD, DELETE (docs/openapi.yaml)") != NULL);
+	fw_api_handle(&f.d, &rq, &rs); /* the header's list is the message's */
+	ASSERT_EQ(rs.status, 405);
+	ASSERT_STR_EQ(rs.allow, "GET, HEAD, POST");
+	free(rs.body);
+	served_down(&f);
+}
+
 /* A queue a store written before the API became strict holds with more
  * than 6 decimals (its overQuotaWeight, its gpuHourBudget) is restored,
  * rounded to 6, with one warning line on stderr naming the queue and the
@@ -3275,7 +3328,7 @@ TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_evi
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_stored_queue_with_seven_decimals_is_restored_rounded, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_stored_queue_with_seven_decimals_is_restored_rounded, a_config_without_queues_opens_cycles_and_takes_its_first_queue, a_wrong_method_says_which_methods_the_path_takes, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
 	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_cycle_fetches_its_read_without_the_state_lock,
 	  a_job_cancelled_while_the_world_is_built_is_never_started,

@@ -620,7 +620,28 @@ TEST(job_max_runtime)
 	json_decref(o);
 	o = body("{\"queue\":\"q\",\"maxRuntime\":\"2h\",\"tasks\":[{\"gpus\":1}]}");
 	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
-	ASSERT_STR_EQ(d.msg, "must be a whole number");
+	/* the config's "2h" is the likely slip: the string is named, and that numbers carry no unit */
+	ASSERT_STR_EQ(d.msg, "must be a whole number, not the string \"2h\" (the API's numbers are plain JSON "
+			     "numbers, without a unit: seconds, MiB, GPUs)");
+	json_decref(o);
+	o = body("{\"queue\":\"q\",\"priority\":true,\"tasks\":[{\"gpus\":1}]}");
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "priority");
+	ASSERT_STR_EQ(d.msg, "must be a whole number, not true or false");
+	json_decref(o);
+	o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1,\"memory\":\"80Gi\"}]}");
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "tasks[0].memory");
+	ASSERT(strstr(d.msg, "not the string \"80Gi\"") != NULL);
+	json_decref(o);
+	o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1,\"cpu\":[4]}]}");
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "tasks[0].cpu");
+	ASSERT_STR_EQ(d.msg, "must be a number, not a list");
+	json_decref(o);
+	o = body("{\"queue\":\"q\",\"runtime\":1.5,\"tasks\":[{\"gpus\":1}]}");
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.msg, "must be a whole number"); /* a number: nothing more to say */
 	json_decref(o);
 }
 
