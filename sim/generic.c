@@ -545,7 +545,8 @@ static const char *json_text(int c, json_t *v, char *tmp, size_t cap,
 		*n = (size_t)snprintf(tmp, cap, "%lld", (long long)json_integer_value(v));
 		return tmp;
 	}
-	snprintf(why, wcap, "must be %s", is_name_col(c) ? "a string; quote it (\"name\")" :
+	snprintf(why, wcap, "must be %s", c == G_ID ? "a string or a whole number; quote it (\"name\")" :
+		 is_name_col(c) ? "a string; quote it (\"name\")" :
 		 json_is_real(v) ? "a whole number; round it (JSON integers only)" :
 		 "a number; write it without quotes (a JSON integer)");
 	return NULL;

@@ -1407,10 +1407,13 @@ static int job_show(json_t *j)
 }
 
 /* `fairway jobs why`: state, reason, expected start, its queue's share,
- * then history. */
+ * then history; an ended job (endTime) also its times (job_times: when
+ * it was submitted, started and ended), as jobs show says them. */
 static int job_why(struct opts *o, json_t *j)
 {
 	int rc = job_state(j);
+	if (json_object_get(j, "endTime"))
+		job_times(j);
 	queue_share(o, j);
 	history(j);
 	return rc;
@@ -2917,8 +2920,8 @@ static const char queues_help[] =
 	"                     \"kind\": \"array\")\n" \
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n" \
 	"                     is expected to start (a job its run-time limit ended: why\n" \
-	"                     it ended, its own limit or its queue's); an array's NAME:\n" \
-	"                     as jobs show\n"
+	"                     it ended, its own limit or its queue's; an ended job: when\n" \
+	"                     it started and ended); an array's NAME: as jobs show\n"
 #define JOBS_CANCEL \
 	"jobs cancel NAME...: each job named; an array's name: all its live tasks\n"
 

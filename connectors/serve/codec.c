@@ -86,7 +86,8 @@ static int get_str(json_t *o, const char *path, const char *key, bool req, char 
 	if (!json_is_string(v))
 		return BAD(d, FW_EINVAL, f, "must be a string");
 	if (json_string_length(v) >= n)
-		return BAD(d, FW_ERANGE, f, "is longer than %zu bytes", n - 1);
+		return BAD(d, FW_ERANGE, f, "is longer than %zu bytes (it has %zu); shorten it", n - 1,
+			   json_string_length(v));
 	if (strlen(json_string_value(v)) != json_string_length(v))
 		return BAD(d, FW_EINVAL, f, "must not contain NUL characters");
 	memcpy(dst, json_string_value(v), json_string_length(v) + 1);
@@ -1248,6 +1249,19 @@ static int get_nodes(json_t *o, struct fw_reservation *r, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* A queue or job reservation without the name its kind needs: say what
+ * the name is for (get_name's bare "is required" does not). */
+static int kind_names(json_t *o, const struct fw_reservation *r, struct fw_diag *d)
+{
+	if (r->kind == FW_RSV_QUEUE && !json_object_get(o, "queue"))
+		return BAD(d, FW_EINVAL, "queue",
+			   "is required: a reservation of kind \"queue\" names the queue its nodes are held for");
+	if (r->kind == FW_RSV_JOB && !json_object_get(o, "job"))
+		return BAD(d, FW_EINVAL, "job",
+			   "is required: a reservation of kind \"job\" names the pending job its nodes are held for");
+	return FW_OK;
+}
+
 int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_diag *d)
 {
 	static const char *const keys[] = { "id", "kind", "queue", "job", "nodes", "start", "end", "reason", NULL };
@@ -1256,7 +1270,7 @@ int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_di
 
 	memset(r, 0, sizeof *r);
 	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "id", false, r->id, d)) ||
-	    (rc = get_kind(o, &r->kind, d)) ||
+	    (rc = get_kind(o, &r->kind, d)) || (rc = kind_names(o, r, d)) ||
 	    (rc = get_name(o, "", "queue", r->kind == FW_RSV_QUEUE, r->queue, d)) ||
 	    (rc = get_name(o, "", "job", r->kind == FW_RSV_JOB, r->job, d)) || (rc = get_nodes(o, r, d)) ||
 	    (rc = get_int(o, "", "start", true, 0, FW_API_TIME_MAX, &start, d)) ||

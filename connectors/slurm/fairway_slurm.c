@@ -693,6 +693,8 @@ static int cmd_run(struct args *a)
 		rc = fw_slurm_loop_cycle(&l, n);
 		if (rc == FW_EINVARIANT)
 			break;
+		if (rc == FW_OK && fails) /* as the daemon's "cycles run again" */
+			fprintf(stderr, "fairway-slurm: cycle %ld: cycles run again, after %d that failed\n", n, fails);
 		fails = rc == FW_OK ? 0 : fails + 1;
 		sleep_s(a->interval - (fw_slurm_mono_ms() - t0) / 1e3);
 	}

@@ -134,7 +134,7 @@ req POST "/v1/nodes/$LONG/health" '{"healthy":true}'
 check "POST /v1/nodes/<5000 x>/health: 400 naming name" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = name ]
 req POST /v1/jobs "{\"name\":\"$LONG\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}]}"
 check "POST /v1/jobs with a 5000-character name: 400 ERANGE naming name and the limit" \
-	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "name is longer than 63 bytes" ]
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "name is longer than 63 bytes (it has 5000); shorten it" ]
 req PATCH /v1/queues
 check "wrong method: 405" [ "$CODE" = 405 ]
 check "... whose message names the methods the path takes" \
@@ -1777,6 +1777,9 @@ check "restart: the finished job is still done" [ "$(jfield 'j["state"]')" = don
 req DELETE /v1/jobs/short
 check "cancel a done job: 409 EENDED saying it is done" [ "$CODE" = 409 -a "$(jfield 'j["error"]["code"]')" = EENDED ] &&
 	check "... (the message)" grep -q '^job "short" has already ended (done at .*Z): there is nothing to cancel' <<<"$(jfield 'j["error"]["message"]')"
+"$FW" jobs why short "${C[@]}" >"$T/whydone" 2>&1
+check "fairway jobs why of a done job: when it was submitted and ended, as jobs show" \
+	bash -c "grep -q '^submitted: .*Z' '$T/whydone' && grep -q '^ended: .* ago (.*Z' '$T/whydone'"
 req GET /v1/health
 check "the store is at schema version 5" [ "$(jfield 'j["schemaVersion"]')" = 5 ]
 # A restart plans the jobs in the order they were submitted (the store's

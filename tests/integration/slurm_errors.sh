@@ -40,6 +40,10 @@
 #                           (Slurm may start it itself) and of the gpu job
 #                           that stays held for ever, each named, with the
 #                           fix (both were silent)
+#   run_outage_recovers     slurmctld stopped under `fairway-slurm run`:
+#                           each failed cycle names slurmctld; started
+#                           again, one line "cycles run again, after N
+#                           that failed"
 #   munge_down_named        munged stopped: ping exits 1 and names munge
 #                           (it said only "cannot reach slurmctld")
 . "$(dirname "$0")/../slurm/lib.sh"
@@ -176,6 +180,25 @@ if [ $rc = 0 ] &&
 	ok hook_mismatch_warned
 else
 	bad hook_mismatch_warned "exit $rc: $(cat "$T/out")"
+fi
+
+# ------------------------------------------------------------ slurmctld away and back under run
+"$FWS" run --config "$SRC/tests/slurm/fairway.yaml" --interval 0.5 --quiet >"$T/run.out" 2>&1 &
+RUNPID=$!
+sleep 2
+CP=$(cat "$T/lab/run/slurmctld.pid")
+kill -TERM "$CP"
+wait_until 15 "! kill -0 $CP 2>/dev/null" || bad setup "slurmctld $CP did not stop"
+wait_until 30 "grep -q '^fairway-slurm: cycle [0-9]*: ' '$T/run.out'" || true
+"$T/lab/sbin/slurmctld" -f "$SLURM_CONF" || bad setup "slurmctld did not start again"
+wait_until 60 "grep -q 'cycles run again, after [0-9]* that failed' '$T/run.out'" || true
+kill -TERM "$RUNPID" 2>/dev/null
+wait "$RUNPID"
+if grep -q '^fairway-slurm: cycle [0-9]*: .*slurmctld' "$T/run.out" &&
+	grep -q '^fairway-slurm: cycle [0-9]*: cycles run again, after [1-9][0-9]* that failed$' "$T/run.out"; then
+	ok run_outage_recovers
+else
+	bad run_outage_recovers "$(tail -5 "$T/run.out")"
 fi
 
 # ------------------------------------------------------------ munge down (last: the lab has no munge after it)

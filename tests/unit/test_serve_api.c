@@ -2945,7 +2945,8 @@ TEST(an_over_long_name_is_refused_on_every_path)
 	snprintf(body, sizeof body, "{\"name\":\"%s\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}", name);
 	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", body),
 			    "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"name\",\"message\":\"is longer "
-			    "than 63 bytes\"");
+			    "than 63 bytes (it has ");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", body), "); shorten it\"");
 	snprintf(body, sizeof body, "{\"name\":\"%s\"}", name);
 	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/queues", body), "\"field\":\"name\",\"message\":\"is longer than 63");
 	served_down(&f);

@@ -779,6 +779,10 @@ TEST(every_refusal_names_its_field)
 		  "must be \"maintenance\", \"queue\" or \"job\"", FW_EINVAL },
 		{ 'r', "{\"kind\":\"maintenance\",\"nodes\":[\"\"],\"start\":1,\"end\":2}", "nodes[0]",
 		  "must be a node name (1 to 63 bytes)", FW_EINVAL },
+		{ 'r', "{\"kind\":\"queue\",\"nodes\":[\"n\"],\"start\":1,\"end\":2}", "queue",
+		  "is required: a reservation of kind \"queue\" names the queue its nodes are held for", FW_EINVAL },
+		{ 'r', "{\"kind\":\"job\",\"nodes\":[\"n\"],\"start\":1,\"end\":2}", "job",
+		  "is required: a reservation of kind \"job\" names the pending job", FW_EINVAL },
 		{ 'r', "{\"kind\":\"maintenance\",\"queue\":\"a\",\"nodes\":[\"n\"],\"start\":1,\"end\":2}", "queue",
 		  "only a reservation of kind \"queue\" names a queue", FW_EINVAL },
 		{ 'r', "{\"kind\":\"queue\",\"queue\":\"a\",\"job\":\"j\",\"nodes\":[\"n\"],\"start\":1,\"end\":2}", "job",
@@ -787,7 +791,7 @@ TEST(every_refusal_names_its_field)
 		  "\"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
 		  "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
 		  "0123456789012345678901234567890123456789012345678901234567890123456789\"}", "reason",
-		  "is longer than", FW_ERANGE },
+		  "is longer than 127 bytes (it has 270); shorten it", FW_ERANGE },
 		{ 'h', "{\"healthy\":false,\"badGpus\":3}", "badGpus", "must be a list of GPU indices", FW_EINVAL },
 		{ 'h', "{\"badGpus\":[3]}", "healthy", "is required (true or false)", FW_EINVAL },
 		/* an unknown field: named, the nearest when a typo, and every valid one */

@@ -342,6 +342,8 @@ TEST(generic_max_runtime_bad_values_name_line_column_and_field)
 		  "t.csv:1:63: max_runtime: must be a number; write it without quotes (a JSON integer)" },
 		{ "{\"job_id\":\"a\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,\"max_runtime\":1.5}\n",
 		  "t.csv:1:63: max_runtime: must be a whole number; round it (JSON integers only)" },
+		{ "{\"job_id\":1.5,\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1}\n",
+		  "t.csv:1:2: job_id: must be a string or a whole number; quote it (\"name\")" },
 		{ "{\"job_id\":\"a\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,\"max_runtime\":4294967296}\n",
 		  "t.csv:1:63: max_runtime: '4294967296' is out of range 0..2147483647; give a value in that range (docs/trace-format.md, the column\'s row)" },
 	};
