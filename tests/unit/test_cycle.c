@@ -310,6 +310,46 @@ TEST(an_over_quota_job_waits_for_its_parents_limit)
 	fw_snapshot_free(s);
 }
 
+/* An over-quota job behind another over-quota job of its queue: the
+ * first holds the limit's room from its estimate to its end, and the
+ * second is expected when both the queue's and its parent's limits let
+ * it in (quota_at: per queue, the first end by which it has given back
+ * enough; the latest of them).  Queue qa (limit 8) under org runs ra (6
+ * GPUs, ends t=3600); sibling qb runs rb (4 GPUs, ends t=6000).  w4 (4
+ * GPUs, 600 s) is expected at 3600 and holds 4 until 4200; w8 (8 GPUs)
+ * fits qa's limit only at w4's end, t=4200, not at an end event.  With
+ * org's limit at 10 (so it holds 10 of 10 with w4), w8 also waits for
+ * rb's end: t=6000, the later of the two. */
+TEST(an_over_quota_job_waits_for_the_holders_ahead_and_every_limit)
+{
+	for (int capped = 0; capped < 2; capped++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+		int n1 = tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+		tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+		int org = tb_queue(s, "org", -1, 12, capped ? 10 : -1, 1);
+		int qa = tb_queue(s, "qa", org, 8, 8, 1);
+		int qb = tb_queue(s, "qb", org, 4, -1, 1);
+		s->now = 100;
+		int ra = tb_job(s, "ra", qa, 1, 6, 1000, 0);
+		tb_run(s, ra, 1, &n0, 0x3f);
+		s->jobs[ra].expected_runtime = 3600;
+		int rb = tb_job(s, "rb", qb, 1, 4, 1000, 0);
+		tb_run(s, rb, 1, &n1, 0x0f);
+		s->jobs[rb].expected_runtime = 6000;
+		int w4 = tb_job(s, "w4", qa, 1, 4, 1000, 1);
+		s->jobs[w4].expected_runtime = 600;
+		int w8 = tb_job(s, "w8", qa, 1, 8, 1000, 2);
+		s->jobs[w8].expected_runtime = 600;
+		struct fw_plan *p = run(s, "fifo");
+		ASSERT(p != NULL);
+		ASSERT_EQ(fw_plan_pending_for(p, w4)->reason, FW_REASON_OVER_QUOTA);
+		ASSERT_EQ(fw_plan_pending_for(p, w4)->expected_start, 3600);
+		ASSERT_EQ(fw_plan_pending_for(p, w8)->expected_start, capped ? 6000 : 4200);
+		fw_snapshot_free(s);
+	}
+}
+
 /* Under strict order the jobs behind the line's head were never tried
  * against the limit: they count it too.  fifo; queue qa (limit 8) runs
  * ra (6 GPUs, ends t=3600); w4 (4 GPUs, 1 h) heads the line over the
@@ -5906,7 +5946,7 @@ TEST(estimates_ahead_never_change_decisions)
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, \
-	an_over_quota_job_waits_for_its_parents_limit, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
+	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
 	reason_texts_count_one_in_the_singular, gpu_model_reason_names_the_model, \
