@@ -15,7 +15,10 @@
  *      bisection): its floor;
  *      0c. quota: per over-quota job, and per other job under a limit,
  *      the first end event after which its queues' limits let it in
- *      beside the jobs before it (quota_at, quota_hold): its floor;
+ *      beside the jobs before it (quota_at, quota_hold): its floor.  Per
+ *      queue with a limit, its subtree's end events with what they give
+ *      back summed (quota_index, once): a binary search per queue and
+ *      holder, not a walk over every end event per job;
  *   1. sort out: a reserved job's estimate is its reservation's time (now
  *      + 1 for one at now); an over-quota job's is unknown when no end
  *      makes room under its limits (or under a model's limit, or a
