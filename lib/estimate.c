@@ -175,9 +175,10 @@ struct est {
 	 * shape the latest estimate of a held job of it, 0 = none */
 	fw_time *held;
 	fw_time *hfloor;
-	/* over-quota jobs with a floor, by end (quota_hold) */
-	struct qhold *qh;
-	int32_t nqh, qcap, nquota; /* nquota: quota_at's answers so far */
+	/* per queue with a limit of its own: the waiting jobs under it
+	 * given a floor that end (quota_hold), by end; NULL: none yet */
+	struct hlist *hl;
+	int32_t nquota;            /* quota_at's answers so far */
 	struct fw_res *qsum;       /* per queue: the holders' requests under it (NULL: none yet) */
 	bool *limited;             /* per queue: it or one on its way up has a limit */
 	/* quota_at's index (quota_index, built on its first call): per
@@ -718,13 +719,17 @@ static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_re
 #define QUOTA_DEPTH 64
 #define QUOTA_JOBS 256
 
-/* A waiting job under a limit given a floor before (quota_at), in the
- * order of y->jobs: it is counted as holding its request from now until
- * its floor plus its runtime (for ever without one), so a job behind it
- * under the same limit is not expected in the room it takes first. */
-struct qhold {
-	fw_time end;
-	int32_t job;
+/* The holders of a queue: waiting jobs under its limit given a floor
+ * before (quota_at), in the order of y->jobs.  Each is counted as
+ * holding its request from now until its floor plus its runtime (for
+ * ever without one: it is in qsum only), so a job behind it under the
+ * same limit is not expected in the room it takes first.  Those that
+ * end, sorted by end: end[0 .. n), and sum[i] the requests of the
+ * holders 0 .. i together. */
+struct hlist {
+	int32_t n, cap;
+	fw_time *end;
+	struct fw_res *sum;
 };
 
 /* Does need fit every limit of chain[0 .. d), beside held? */
@@ -823,15 +828,6 @@ static int quota_index(struct est *e)
 	return FW_OK;
 }
 
-/* Is job x's queue q or under it? */
-static bool under(const struct fw_snapshot *s, int32_t x, int32_t q)
-{
-	for (int32_t u = s->jobs[x].queue, n = 0; u >= 0 && n <= s->nqueues; u = s->queues[u].parent, n++)
-		if (u == q)
-			return true;
-	return false;
-}
-
 /* One level's question (struct lvl): queue q's slots qfirst[q] + 0 ..
  * n, and per resource what must be given back (ask; INT64_MIN where q
  * has no limit). */
@@ -881,48 +877,66 @@ static int32_t ended_by(const struct lvl *l, fw_time t)
 	return lo;
 }
 
-/* The next holder from x on that is under q and ends, e->nqh when none
- * (the holders are sorted by end: those for ever come last). */
-static int32_t next_holder(const struct est *e, int32_t q, int32_t x)
+/* How many of q's slots end before t. */
+static int32_t ended_before(const struct lvl *l, fw_time t)
 {
-	for (; x < e->nqh && e->qh[x].end != FW__NEVER; x++)
-		if (under(e->y->s, e->qh[x].job, q))
-			return x;
-	return e->nqh;
+	int32_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (l->e->qend[l->b + mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* What the first m holders of h hold together. */
+static struct fw_res held_by(const struct hlist *h, int32_t m)
+{
+	return m > 0 ? h->sum[m - 1] : fw_res_zero();
+}
+
+/* Has q given back enough by the end of stretch j: its first j holders
+ * and its slots that end before holder j's end (all, past the last)? */
+static bool stretch_enough(const struct lvl *l, const struct hlist *h, int32_t j)
+{
+	return gives_enough(l, j < h->n ? ended_before(l, h->end[j]) : l->n, held_by(h, j));
 }
 
 /* The first end time (an end event's or a holder's) by which queue q,
  * holding held, has given back enough for need: false when none does.
  * Between two of its holders' ends what it has given back grows only
- * with its end events, so per such stretch one binary search; at the
- * stretch's start, the holder's end itself. */
+ * with its end events: a binary search over its holders finds the
+ * stretch, one over its slots the end in it (or the holder's end that
+ * opens it). */
 static bool level_at(const struct est *e, int32_t q, struct fw_res held, struct fw_res need, fw_time *at)
 {
 	const struct fw_queue *lq = &e->y->s->queues[q];
 	struct lvl l = { e, e->qfirst[q], e->qfirst[q + 1] - e->qfirst[q], fw_res_zero() };
-	struct fw_res h = fw_res_zero();
-	fw_time from = e->y->s->now;
-	int32_t c = 0;
+	struct hlist none = { 0, 0, NULL, NULL };
+	const struct hlist *h = e->hl ? &e->hl[q] : &none;
+	int32_t lo = 0, hi = h->n + 1, c = 0;
 
 	for (int k = 0; k < FW_RES_COUNT; k++)
 		l.ask.v[k] = lq->limit.v[k] == FW_UNLIMITED ? INT64_MIN : held.v[k] + need.v[k] - lq->limit.v[k];
-	for (int32_t x = next_holder(e, q, 0);; x = next_holder(e, q, x + 1)) {
-		bool last = x >= e->nqh;
-		int32_t got = first_enough(&l, c, h);
-		if (got == c) {
-			*at = from;
-			return true;
-		}
-		if (got <= l.n && (last || e->qend[l.b + got - 1] < e->qh[x].end)) {
-			*at = e->qend[l.b + got - 1];
-			return true;
-		}
-		if (last)
-			return false;
-		h = fw_res_add(h, fw_job_request(&e->y->s->jobs[e->qh[x].job]));
-		from = e->qh[x].end;
-		c = ended_by(&l, from);
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (stretch_enough(&l, h, mid))
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
+	if (lo > h->n)
+		return false;
+	if (lo > 0 && gives_enough(&l, c = ended_by(&l, h->end[lo - 1]), held_by(h, lo))) {
+		*at = h->end[lo - 1];
+		return true;
+	}
+	c = first_enough(&l, c, held_by(h, lo));
+	*at = c > 0 ? e->qend[l.b + c - 1] : e->y->s->now;
+	return true;
 }
 
 /* Over-quota job j's floor (QA est-over-quota): the first end, in time
@@ -975,29 +989,51 @@ static int hold_sum(struct est *e, int32_t j)
 	return FW_OK;
 }
 
-/* Hold over-quota job j, expected no sooner than at, in the holders
- * (sorted by end), so the jobs behind it count its room as taken. */
+/* Add a holder that ends at end and holds req to list h, in end order
+ * (from the back: a queue's holders come mostly in end order). */
+static int hl_add(struct est *e, struct hlist *h, fw_time end, struct fw_res req)
+{
+	int32_t i = h->n;
+
+	if (h->n == h->cap) {
+		int32_t cap = h->cap ? 2 * h->cap : 8;
+		fw_time *x = FW_ARENA_RAW(e->y->a, fw_time, (size_t)cap);
+		struct fw_res *u = FW_ARENA_RAW(e->y->a, struct fw_res, (size_t)cap);
+		if (!x || !u)
+			return FW_ENOMEM;
+		if (h->n) {
+			memcpy(x, h->end, (size_t)h->n * sizeof *x);
+			memcpy(u, h->sum, (size_t)h->n * sizeof *u);
+		}
+		h->end = x;
+		h->sum = u;
+		h->cap = cap;
+	}
+	for (; i > 0 && h->end[i - 1] > end; i--) {
+		h->end[i] = h->end[i - 1];
+		h->sum[i] = fw_res_add(h->sum[i - 1], req);
+	}
+	h->end[i] = end;
+	h->sum[i] = i > 0 ? fw_res_add(h->sum[i - 1], req) : req;
+	h->n++;
+	return FW_OK;
+}
+
+/* Hold job j, expected no sooner than at, under its queues (qsum) and,
+ * when it ends, in the holder list of each with a limit of its own, so
+ * the jobs behind it count its room as taken. */
 static int quota_hold(struct est *e, int32_t j, fw_time at)
 {
 	struct cyc *y = e->y;
-	fw_time rt = fw__runtime(y, &y->s->jobs[j]);
-	fw_time end = rt > 0 ? at + rt : FW__NEVER;
-	int32_t h;
+	const struct fw_snapshot *s = y->s;
+	fw_time rt = fw__runtime(y, &s->jobs[j]);
+	struct fw_res req = fw_job_request(&s->jobs[j]);
 
-	if (e->nqh == e->qcap) {
-		int32_t cap = e->qcap ? 2 * e->qcap : 16;
-		struct qhold *q = FW_ARENA_NEW(y->a, struct qhold, (size_t)cap);
-		if (!q)
+	if (rt > 0 && !e->hl && !(e->hl = FW_ARENA_NEW(y->a, struct hlist, (size_t)s->nqueues + 1)))
+		return FW_ENOMEM;
+	for (int32_t q = s->jobs[j].queue, n = 0; rt > 0 && q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
+		if (own_limit(&s->queues[q]) && hl_add(e, &e->hl[q], at + rt, req) != FW_OK)
 			return FW_ENOMEM;
-		if (e->nqh)
-			memcpy(q, e->qh, (size_t)e->nqh * sizeof *q);
-		e->qh = q;
-		e->qcap = cap;
-	}
-	for (h = e->nqh; h > 0 && e->qh[h - 1].end > end; h--)
-		e->qh[h] = e->qh[h - 1];
-	e->qh[h] = (struct qhold){ end, j };
-	e->nqh++;
 	return hold_sum(e, j);
 }
 
