@@ -1342,9 +1342,10 @@ static int timed_cycles(const struct fw_snapshot *s, const struct fw_policy_ops 
 }
 
 /* A plan's decisions counted by kind, evictions and pending jobs by
- * reason; restarts: starts of jobs a drain evicted earlier in the plan. */
+ * reason, the pending jobs without a start estimate by why (unknown);
+ * restarts: starts of jobs a drain evicted earlier in the plan. */
 struct plan_counts {
-	int64_t started_gpus, reasons[FW_REASON_COUNT];
+	int64_t started_gpus, reasons[FW_REASON_COUNT], unknown[FW_REASON_COUNT], nunknown;
 	int32_t starts, reserves, evicts, evict_why[FW_REASON_COUNT], restarts, drains;
 };
 
@@ -1371,8 +1372,14 @@ static void count_plan(const struct fw_snapshot *s, const struct fw_plan *plan, 
 				drained[d->job] = true;
 		}
 	}
-	for (int32_t i = 0; i < plan->npending; i++)
-		c->reasons[plan->pending[i].reason]++;
+	for (int32_t i = 0; i < plan->npending; i++) {
+		const struct fw_pending *r = &plan->pending[i];
+		c->reasons[r->reason]++;
+		if (r->expected_start == FW_TIME_UNKNOWN) {
+			c->unknown[r->unknown_why]++;
+			c->nunknown++;
+		}
+	}
 	free(drained);
 }
 
@@ -1396,6 +1403,11 @@ static void print_plan(const struct fw_plan *plan, const struct plan_counts *c, 
 	for (int r = 0; r < FW_REASON_COUNT; r++)
 		if (c->reasons[r])
 			printf(" %s=%lld", fw_reason_name((enum fw_reason)r), (long long)c->reasons[r]);
+	printf("\n");
+	printf("start unknown: %lld of %d pending jobs", (long long)c->nunknown, (int)plan->npending);
+	for (int r = 0; r < FW_REASON_COUNT; r++)
+		if (c->unknown[r])
+			printf(" %s=%lld", fw_reason_name((enum fw_reason)r), (long long)c->unknown[r]);
 	printf("\n");
 }
 

@@ -350,6 +350,38 @@ TEST(an_over_quota_job_waits_for_the_holders_ahead_and_every_limit)
 	}
 }
 
+/* Every over-quota job is answered, not only the first 256 of a cycle
+ * (quota_at, O(log) per job): queue capped (limit 8) runs r8 (8 GPUs,
+ * ends t=1000); 300 waiting 8-GPU jobs of 100 s each fit the limit one
+ * after the other: job k at t=1000 + 100 k, the last at t=30900. */
+TEST(every_over_quota_job_gets_an_estimate)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 8, 8, 1);
+	int w[300];
+	char name[16];
+	s->now = 100;
+	int r = tb_job(s, "r8", q, 1, 8, 1000, 0);
+	tb_run(s, r, 1, &n0, 0xff);
+	s->jobs[r].expected_runtime = 1000;
+	for (int k = 0; k < 300; k++) {
+		snprintf(name, sizeof name, "w%03d", k);
+		w[k] = tb_job(s, name, q, 1, 8, 1000, 1 + k);
+		s->jobs[w[k]].expected_runtime = 100;
+	}
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	for (int k = 0; k < 300; k++) {
+		const struct fw_pending *pk = fw_plan_pending_for(p, w[k]);
+		ASSERT(pk != NULL);
+		ASSERT_EQ(pk->reason, FW_REASON_OVER_QUOTA);
+		ASSERT_EQ(pk->expected_start, 1000 + 100 * k);
+	}
+	fw_snapshot_free(s);
+}
+
 /* Under strict order the jobs behind the line's head were never tried
  * against the limit: they count it too.  fifo; queue qa (limit 8) runs
  * ra (6 GPUs, ends t=3600); w4 (4 GPUs, 1 h) heads the line over the
@@ -5946,7 +5978,7 @@ TEST(estimates_ahead_never_change_decisions)
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, \
-	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
+	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, every_over_quota_job_gets_an_estimate, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
 	reason_texts_count_one_in_the_singular, gpu_model_reason_names_the_model, \
