@@ -1046,26 +1046,27 @@ static void hn_split(struct hnode *t, fw_time end, struct hnode **a, struct hnod
 	}
 }
 
-/* Treaps a and b joined, every end of a at or before every end of b. */
-static struct hnode *hn_join(struct hnode *a, struct hnode *b)
+/* Insert x under *slot: down while the nodes outrank it (each then
+ * holds x too), after the nodes that end no later; where it outranks
+ * the node, that subtree splits under it. */
+static void hn_insert(struct hnode **slot, struct hnode *x)
 {
-	if (!a || !b)
-		return a ? a : b;
-	if (a->prio >= b->prio) {
-		a->r = hn_join(a->r, b);
-		hn_update(a);
-		return a;
+	struct hnode *t;
+
+	while ((t = *slot) && t->prio >= x->prio) {
+		t->sum = fw_res_add(t->sum, x->req);
+		slot = x->end < t->end ? &t->l : &t->r;
 	}
-	b->l = hn_join(a, b->l);
-	hn_update(b);
-	return b;
+	hn_split(t, x->end, &x->l, &x->r);
+	hn_update(x);
+	*slot = x;
 }
 
 /* Add a holder that ends at end and holds req to list h, after those
  * that end no later; its priority a mix of the holders listed so far. */
 static int hl_add(struct est *e, struct hlist *h, fw_time end, struct fw_res req)
 {
-	struct hnode *x = FW_ARENA_RAW(e->y->a, struct hnode, 1), *a, *b;
+	struct hnode *x = FW_ARENA_RAW(e->y->a, struct hnode, 1);
 	uint64_t z = ++e->nheld * 0x9e3779b97f4a7c15ull;
 
 	if (!x)
@@ -1073,8 +1074,7 @@ static int hl_add(struct est *e, struct hlist *h, fw_time end, struct fw_res req
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	*x = (struct hnode){ end, z ^ (z >> 31), req, req, NULL, NULL, 0, 0, 0 };
-	hn_split(h->root, end, &a, &b);
-	h->root = hn_join(hn_join(a, x), b);
+	hn_insert(&h->root, x);
 	return FW_OK;
 }
 
