@@ -2914,11 +2914,11 @@ static const char queues_help[] =
 #define JOBS_SHOW_WHY \
 	"jobs show NAME:      a job in words: its state, why it waits or where it runs,\n" \
 	"                     its run-time limit, when it was submitted, started and\n" \
-	"                     ended, what it asked for, its last decisions (--json:\n" \
-	"                     the API's JSON); for a job array's NAME, the array as\n" \
-	"                     a whole: its tasks, their states, why they wait and\n" \
-	"                     when they are expected to start (--json: its JSON,\n" \
-	"                     \"kind\": \"array\")\n" \
+	"                     ended (and where it ran), what it asked for, its last\n" \
+	"                     decisions (--json: the API's JSON); for a job array's\n" \
+	"                     NAME, the array as a whole: its tasks, their states,\n" \
+	"                     why they wait and when they are expected to start\n" \
+	"                     (--json: its JSON, \"kind\": \"array\")\n" \
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n" \
 	"                     is expected to start (a job its run-time limit ended: why\n" \
 	"                     it ended, its own limit or its queue's; an ended job: when\n" \
