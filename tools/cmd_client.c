@@ -1356,7 +1356,8 @@ static void print_at(const char *label, json_t *t)
 }
 
 /* A job's times beyond job_state's: submitted, started (an ended job's),
- * ended; an ended job's nodes. */
+ * ended; an ended job's nodes, where it last ran ("ran on n1, n2", as
+ * sacct's NodeList; none for one that never ran). */
 static void job_times(json_t *j)
 {
 	print_at("submitted", json_object_get(j, "submitTime"));
@@ -1367,9 +1368,9 @@ static void job_times(json_t *j)
 	if (strcmp(str(j, "state"), "running") && json_array_size(json_object_get(j, "nodes"))) {
 		size_t i;
 		json_t *n;
-		printf("nodes:");
+		printf("ran on");
 		json_array_foreach(json_object_get(j, "nodes"), i, n)
-			printf(" %s", json_string_value(n));
+			printf("%s %s", i ? "," : "", json_string_value(n));
 		printf("\n");
 	}
 }
@@ -2913,15 +2914,16 @@ static const char queues_help[] =
 #define JOBS_SHOW_WHY \
 	"jobs show NAME:      a job in words: its state, why it waits or where it runs,\n" \
 	"                     its run-time limit, when it was submitted, started and\n" \
-	"                     ended, what it asked for, its last decisions (--json:\n" \
-	"                     the API's JSON); for a job array's NAME, the array as\n" \
-	"                     a whole: its tasks, their states, why they wait and\n" \
-	"                     when they are expected to start (--json: its JSON,\n" \
-	"                     \"kind\": \"array\")\n" \
+	"                     ended (and where it ran), what it asked for, its last\n" \
+	"                     decisions (--json: the API's JSON); for a job array's\n" \
+	"                     NAME, the array as a whole: its tasks, their states,\n" \
+	"                     why they wait and when they are expected to start\n" \
+	"                     (--json: its JSON, \"kind\": \"array\")\n" \
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n" \
 	"                     is expected to start (a job its run-time limit ended: why\n" \
 	"                     it ended, its own limit or its queue's; an ended job: when\n" \
-	"                     it started and ended); an array's NAME: as jobs show\n"
+	"                     it started and ended, and the nodes it ran on); an\n" \
+	"                     array's NAME: as jobs show\n"
 #define JOBS_CANCEL \
 	"jobs cancel NAME...: each job named; an array's name: all its live tasks\n"
 
@@ -3016,6 +3018,11 @@ static const char jobs_show_help[] =
 	"  priority: 0                                 and what else it asked for\n"
 	"  history:                                    its last ten decisions\n"
 	"    5m ago     start    started: 8 GPUs\n"
+	"\n"
+	"what an ended job adds (jobs show, jobs why):\n"
+	"  started: 1h05m ago (...Z)\n"
+	"  ended: 5m ago (...Z)\n"
+	"  ran on h100-003, h100-004                   the nodes of its last run\n"
 	"\n"
 	"what an array prints:\n"
 	"  job array sweep  (queue llm, user alice, 1 GPU each)\n"

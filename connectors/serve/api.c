@@ -1021,6 +1021,25 @@ static void local_run_fields(const struct fw_serve *d, const struct fw_backend_j
 	}
 }
 
+/* An ended local job's nodes: those of its last run (local.h
+ * fw_local_job_ran), in order, each once, as a running job's; kept
+ * whether or not the fleet still has them, since where it ran is
+ * history.  None for one that never ran (cancelled while it first
+ * waited). */
+static void local_ran_field(const struct fw_serve *d, const struct fw_backend_job *j, json_t *o)
+{
+	const struct fw_backend_placement *pl;
+	int32_t n;
+
+	if (fw_local_job_ran(d->be, j->job.name, &pl, &n) != FW_OK || n == 0)
+		return;
+	json_t *nodes = json_array();
+	for (int32_t k = 0; k < n; k++)
+		if (k == 0 || strcmp(pl[k].node, pl[k - 1].node))
+			json_array_append_new(nodes, json_string(pl[k].node));
+	json_object_set_new(o, "nodes", nodes);
+}
+
 /* Has the local job bj what its view, built from the snapshot, cannot
  * show (view.c submitted_fields): a nodeSelector, its own or a task
  * group's, a slice, or an exitCode it is to end with? */
@@ -1052,7 +1071,8 @@ static void local_members(json_t *j, const struct fw_backend_job *bj, const stru
 
 /* A local job the last plan did not see (ended, or newer than the plan):
  * what the local backend knows of it.  Active, it has the timeLimit the
- * view would give it (view.c); running, its nodes and expected end. */
+ * view would give it (view.c); running, its nodes and expected end;
+ * ended, the nodes it last ran on. */
 static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_job *j, const char *state,
 			      fw_time submit, fw_time start, fw_time end)
 {
@@ -1070,8 +1090,10 @@ static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_
 		json_object_set_new(o, "startTime", json_integer(start));
 	if (!strcmp(state, "running"))
 		local_run_fields(d, j, start, o);
-	if (!active)
+	if (!active) {
+		local_ran_field(d, j, o);
 		json_object_set_new(o, "endTime", json_integer(end));
+	}
 	if (!strcmp(state, "done") || !strcmp(state, "failed"))
 		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
 	if (unseen_reason(state))

@@ -96,6 +96,24 @@
  * with an error naming the job and what is missing: it cannot be
  * planned, and dropping it silently would lose it.
  *
+ * Where a job ran: a job's placements (struct ljob place) are what it
+ * holds while it runs and, once it runs no more, the record of where it
+ * last ran.  A job that ends (done, failed, cancelled while running,
+ * timeout: at a plan's limit, at read()'s or at open()'s) keeps them, and
+ * so does one evicted or requeued by a fleet change, which waits with the
+ * placements of the run it lost until its next start replaces them (one
+ * cancelled while it waits so still says where it last ran).  Only a
+ * running job's hold anything: every reader that books capacity (add_job
+ * into the snapshot, the capture's copy, gpu_books, lost_node and
+ * full_node at open) reads a running job's alone, so the snapshot the
+ * core sees is the one it saw before they were kept.  count_failure reads
+ * a failed job's (its nodes' fault history); fw_local_job_ran gives an
+ * ended job's to the API ("nodes": where it ran, as sacct's NodeList); a
+ * waiting job shows none (its current run has none yet).  They are the
+ * stored document's `alloc`, which older versions kept for running, done
+ * and failed jobs only: a cancelled or timeout job of such a store loads
+ * with none, its nodes unknown.
+ *
  * Node selectors: a job's nodeSelector and its task groups' own
  * (backend.h) are kept with it and resolved at every read into the
  * snapshot's node filter and group filters (fw_node_has_labels over the
@@ -178,7 +196,9 @@ struct ljob {
 			       * before evictions (do_evict); a restart runs
 			       * only the rest */
 	int32_t starts;
-	int32_t nplace;
+	int32_t nplace;       /* running: the placements it holds; else those
+			       * of its last run (none: it never ran), history
+			       * that holds nothing (the file comment) */
 	struct fw_backend_placement *place;
 	uint64_t touched;     /* the generation its last change made (0: none
 			       * since open): a plan older than it that names
@@ -882,19 +902,15 @@ static enum lstate ending(const struct fw_backend *b, const struct fw_snapshot *
 	return !runs_out ? L_RUNNING : lj->bj.exit_code ? L_FAILED : L_DONE;
 }
 
-/* The job as it ends (st at end): a timeout gives its nodes back, as at
- * the cycle's EVICT (do_evict); a finished job keeps them, shared (only
- * read: count_failure). */
+/* The job as it ends (st at end): its placements, shared, stay as the
+ * record of where it ran (read only: count_failure, the API); ended, it
+ * holds them no more (the file comment, "Where a job ran"). */
 static struct ljob ended_as(const struct ljob *lj, enum lstate st, fw_time end)
 {
 	struct ljob f = *lj;
 
 	f.state = st;
 	f.end = end;
-	if (st == L_TIMEOUT) {
-		f.place = NULL;
-		f.nplace = 0;
-	}
 	return f;
 }
 
@@ -998,13 +1014,11 @@ static int requeue_one(struct fw_backend *b, struct ljob *lj, const char *node, 
 	struct fw_store_decision dec = { 0, now, b->gen, "requeue", lj->bj.job.name, "", "fleet_change", text };
 	int rc;
 
-	/* node names a placement: used before set_place frees it */
 	snprintf(text, sizeof text, "requeued: it was running on node %s, which the fleet %s", node, how);
 	fprintf(stderr, "fairway serve: job %s was running on node %s, which the fleet %s: requeued (pending again)\n",
 		lj->bj.job.name, node, how);
 	keep_checkpoints(lj, now, lj->bj.job.checkpoint_s);
-	set_place(lj, NULL, 0);
-	lj->state = L_PENDING;
+	lj->state = L_PENDING; /* its placements stay, as where it last ran */
 	if ((rc = save(b, lj)) == FW_OK)
 		rc = fw_store_log_decision(b->store, &dec);
 	return rc;
@@ -1021,13 +1035,11 @@ static int timeout_one(struct fw_backend *b, const struct fw_snapshot *qs, struc
 	char when[FW_TIME_TEXT_MAX];
 	int rc;
 
-	/* node names a placement: used before it is freed */
 	fprintf(stderr, "fairway serve: job %s was running on node %s, which the fleet %s, and its run-time limit "
 			"passed at %s, before this start: ended (timeout), not requeued\n",
 		lj->bj.job.name, node, how, fw_utc_format(at, when, sizeof when)); /* Unix time: its UTC date */
 	if ((rc = save(b, &f)) == FW_OK && (rc = log_timeout(b, qs, lj, at)) == FW_OK) {
-		free(lj->place);
-		*lj = f;
+		*lj = f; /* its placements, shared: where it ran */
 		b->timed_out++;
 	}
 	return rc;
@@ -1370,8 +1382,6 @@ static int finish_due(struct fw_backend *b, const struct fw_snapshot *s, struct 
 		enum lstate st = ending(b, s, &b->jobs[i], &end);
 		if (st == L_RUNNING)
 			continue;
-		if (st == L_TIMEOUT)
-			free(b->jobs[i].place);
 		b->jobs[i] = ended_as(&b->jobs[i], st, end);
 		b->jobs[i].touched = b->gen + 1; /* frees room only: soft */
 		b->fail_stale |= st == L_FAILED;
@@ -1878,9 +1888,7 @@ static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
 		return FW_ENOENT;
 	if (lj->state != L_RUNNING)
 		return FW_EEXIST;
-	f = *lj;
-	f.place = NULL;
-	f.nplace = 0;
+	f = *lj; /* its placements, shared, stay as where it last ran */
 	if (a->reason == FW_REASON_TIME_LIMIT) {
 		f.state = L_TIMEOUT;
 		f.end = a->at;
@@ -2051,11 +2059,9 @@ static int local_cancel(struct fw_backend *b, const char *name, fw_time now)
 		return FW_ENOENT;
 	if (ended(lj))
 		return FW_EEXIST;
-	f = *lj;
+	f = *lj; /* its placements, shared: where it last ran, if it ran */
 	f.state = L_CANCELLED;
 	f.end = now;
-	f.place = NULL;
-	f.nplace = 0;
 	return commit_job(b, lj, &f, false); /* frees room only */
 }
 
@@ -2134,6 +2140,18 @@ int fw_local_job_run(struct fw_backend *b, const char *name, const struct fw_bac
 	*place = lj->place;
 	*nplace = lj->nplace;
 	*kept = lj->kept;
+	return FW_OK;
+}
+
+int fw_local_job_ran(struct fw_backend *b, const char *name, const struct fw_backend_placement **place,
+		     int32_t *nplace)
+{
+	const struct ljob *lj = find_job(b, name);
+
+	if (!lj || !ended(lj))
+		return FW_ENOENT;
+	*place = lj->place;
+	*nplace = lj->nplace;
 	return FW_OK;
 }
 

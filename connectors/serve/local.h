@@ -25,6 +25,15 @@ int fw_local_each_job(struct fw_backend *b,
  * or FW_ENOENT for a job it does not know or that is not running. */
 int fw_local_job_run(struct fw_backend *b, const char *name, const struct fw_backend_placement **place,
 		     int32_t *nplace, fw_time *kept);
+/* An ended job's last run (done, failed, cancelled, timeout): the
+ * placements it had when it last ran, history that holds nothing (valid
+ * until the backend's next call; *nplace 0 for one that never ran, or
+ * whose document an older fairway wrote without them).  FW_OK, or
+ * FW_ENOENT for a job it does not know or that has not ended: a waiting
+ * job, requeued or not, ran nowhere yet in its current run, and a running
+ * one's are fw_local_job_run's. */
+int fw_local_job_ran(struct fw_backend *b, const char *name, const struct fw_backend_placement **place,
+		     int32_t *nplace);
 
 /* A job the snapshot plans with less than its submitted runtime: one
  * restarted after an eviction that kept checkpoints (read() gives the

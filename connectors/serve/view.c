@@ -240,6 +240,8 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, co
 		json_object_set_new(o, "reason", json_string(fw_reason_name(ev->reason)));
 		json_object_set_new(o, "reasonText", json_string(ev->why));
 		json_object_set_new(o, "startTime", json_integer(j->start_time));
+		if (j->alloc_count > 0) /* where it ran, as an ended local job's "nodes" */
+			json_object_set_new(o, "nodes", job_nodes(s, j));
 		json_object_set_new(o, "endTime", json_integer(ev->at));
 		return o;
 	}

@@ -2202,12 +2202,84 @@ wait "$LPID"
 becomes "cycles running again: /v1/health ok" /v1/health 'j["ok"] and "error" not in j'
 check "the log says when cycles fail and when they run again" \
 	bash -c "grep -q 'cycle failed (every cycle until this changes): .*locked' '$T/daemon.log' && grep -q 'cycles run again' '$T/daemon.log'"
+# the requeued job (n1 is full: it waits) shows the nodes of its current
+# run only: none; cancelled while it waits, those of the run it lost
+job_is "a requeued job waiting again names no nodes (its current run has none)" "$on_n2" \
+	'j["state"] == "pending" and "nodes" not in j'
+req DELETE "/v1/jobs/$on_n2"
+job_is "... cancelled while it waits, it names the nodes of the run it lost (n2, gone from the fleet)" "$on_n2" \
+	'j["state"] == "cancelled" and j["nodes"] == ["n2"]'
 stop_daemon
 grep -v -e n2 -e topology "$T/pair.yaml" | sed 's/, topology: {rack: r0}//' >"$T/pair-flat.yaml"
 "$FW" serve --state "$S" --listen "127.0.0.1:$PORT" --config "$T/pair-flat.yaml" >"$T/flat.log" 2>&1
 rc=$?
 check "a config without a level a stored job requires: refused (exit 2)" [ "$rc" -eq 2 ] &&
 	check "... naming the job, its field and the level" grep -q 'store.jobs: cannot restore .*job w2: requiredLevel: "rack" is not a topology level' "$T/flat.log"
+
+# --- an ended job remembers where it ran (as sacct's NodeList): done, cancelled
+# and timeout jobs name the nodes of their last run (GET /v1/jobs/NAME, the
+# list's JSON, jobs show and why), hold none of them (a job asking the whole
+# fleet starts at once), and a restart keeps them ------------------------------------------
+fleet_daemon where state-where <<'EOF2'
+now: 0
+nodes:
+  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 16}}
+EOF2
+# ran_on JOB: what fairway jobs show and jobs why print of where JOB ran
+ran_on() {
+	"$FW" jobs show "$1" --server "http://127.0.0.1:$PORT" >"$T/where-show" 2>&1
+	"$FW" jobs why "$1" --server "http://127.0.0.1:$PORT" >"$T/where-why" 2>&1
+	local a b
+	a=$(grep '^ran on' "$T/where-show")
+	b=$(grep '^ran on' "$T/where-why")
+	[ "$a" = "$b" ] && echo "$a"
+}
+req POST /v1/jobs '{"name":"both","queue":"q","runtime":2,"tasks":[{"count":2,"gpus":8}]}'
+job_is "a job of two 8-GPU tasks runs on both nodes" both 'j["state"] == "running" and sorted(j["nodes"]) == ["n0", "n1"]'
+BOTH=$(jfield '", ".join(j["nodes"])')
+job_is "... done at its runtime's end, it still names the nodes it ran on (nodes)" both \
+	'j["state"] == "done" and sorted(j["nodes"]) == ["n0", "n1"]'
+check "... fairway jobs show and jobs why print them: ran on $BOTH" [ "$(ran_on both)" = "ran on $BOTH" ]
+req GET "/v1/jobs?state=done"
+check "... GET /v1/jobs?state=done gives them too" \
+	[ "$(jfield '[sorted(x["nodes"]) for x in j["jobs"] if x["name"] == "both"]')" = "[['n0', 'n1']]" ]
+check "... fairway jobs list --state all --json too" bash -c "'$FW' jobs list --state all --json --server http://127.0.0.1:$PORT |
+	python3 -c 'import json, sys; sys.exit([sorted(x.get(\"nodes\", [])) for x in json.load(sys.stdin)[\"jobs\"] if x[\"name\"] == \"both\"] != [[\"n0\", \"n1\"]])'"
+req POST /v1/jobs '{"name":"whole","queue":"q","tasks":[{"count":2,"gpus":8}]}'
+job_is "its nodes are free: a job asking all 16 GPUs starts on them" whole \
+	'j["state"] == "running" and sorted(j["nodes"]) == ["n0", "n1"]'
+becomes "... GET /v1/nodes counts that job's 16 GPUs allocated, not the done job's too" /v1/nodes \
+	'j["figures"]["gpusAllocated"] == 16 and all(n["gpusAllocated"] == 8 for n in j["nodes"])'
+req DELETE /v1/jobs/whole
+job_is "a job cancelled while it runs names the nodes it ran on" whole \
+	'j["state"] == "cancelled" and sorted(j["nodes"]) == ["n0", "n1"]'
+req POST /v1/jobs '{"name":"capped","queue":"q","maxRuntime":2,"tasks":[{"count":2,"gpus":8}]}'
+job_is "... and they are free: the next whole-fleet job starts" capped 'j["state"] == "running"'
+job_is "a job its run-time limit ends (timeout) names the nodes it ran on" capped \
+	'j["state"] == "timeout" and sorted(j["nodes"]) == ["n0", "n1"]'
+req GET "/v1/jobs?state=timeout"
+check "... the list's JSON too" [ "$(jfield '[sorted(x.get("nodes", [])) for x in j["jobs"]]')" = "[['n0', 'n1']]" ]
+req POST /v1/jobs '{"name":"after","queue":"q","tasks":[{"count":2,"gpus":8}]}'
+job_is "... and they are free once it ended: the next whole-fleet job starts" after 'j["state"] == "running"'
+req POST /v1/jobs '{"name":"never","queue":"q","tasks":[{"gpus":1}]}'
+req DELETE /v1/jobs/never
+job_is "a job cancelled before it ever ran names no nodes" never 'j["state"] == "cancelled" and "nodes" not in j'
+check "... and jobs show prints no ran on line for it" [ -z "$(ran_on never)" ]
+req GET /v1/jobs/after
+check "a running job names its nodes as before, and jobs show prints no ran on line for it" \
+	[ "$(jfield 'sorted(j["nodes"])')" = "['n0', 'n1']" -a -z "$(ran_on after)" ]
+stop_daemon
+start_daemon "$S" "$PORT" --config "$T/where.yaml" || bad "daemon restarts on where.yaml"
+for j in both whole capped; do
+	job_is "restart: $j still names the nodes it ran on" "$j" 'sorted(j["nodes"]) == ["n0", "n1"]'
+done
+check "restart: fairway jobs why prints them (ran on $BOTH)" [ "$(ran_on both)" = "ran on $BOTH" ]
+job_is "restart: the running job runs on, on both nodes" after 'j["state"] == "running" and sorted(j["nodes"]) == ["n0", "n1"]'
+stop_daemon
 
 # --- tasks[i].slice: each slice of a group inside one rack; bad slices refused by field ------
 fleet_daemon racks state-racks <<'EOF2'

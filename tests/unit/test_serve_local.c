@@ -1534,7 +1534,7 @@ TEST(a_capture_builds_what_a_read_reads_whatever_changes_after_it)
 	built = skeleton(1000);
 	memset(&d, 0, sizeof d);
 	ASSERT_EQ(fw_backend_local.capture(b, built, &c, &d), FW_OK);
-	ASSERT_EQ(fw_backend_local.cancel(b, "b1", 1000), FW_OK);       /* frees its placements */
+	ASSERT_EQ(fw_backend_local.cancel(b, "b1", 1000), FW_OK);       /* frees its GPUs */
 	ASSERT_EQ(act_on(b, w.generation, FW_DECIDE_START, "a", 1000, "n0"), FW_OK);
 	for (int i = 0; i < 100; i++) {                                     /* the table grows */
 		snprintf(name, sizeof name, "late-%d", i);
@@ -1553,6 +1553,176 @@ TEST(a_capture_builds_what_a_read_reads_whatever_changes_after_it)
 	fw_snapshot_free(read);
 	fw_snapshot_free(built);
 	fw_backend_local.discard(NULL);
+	teardown(b);
+}
+
+/* --- where a job ran: kept when it ends, holding nothing ------------------- */
+/* Job `job`'s nodes as fw_local_job_ran gives them, "n0,n1" (consecutive
+ * placements on one node once), "" for none; "?" when FW_ENOENT (not
+ * known, or not ended). */
+static const char *ran_on(struct fw_backend *b, const char *job)
+{
+	static char buf[256];
+	const struct fw_backend_placement *p;
+	int32_t n;
+	size_t at = 0;
+
+	if (fw_local_job_ran(b, job, &p, &n) != FW_OK)
+		return "?";
+	buf[0] = '\0';
+	for (int32_t k = 0; k < n; k++)
+		if (k == 0 || strcmp(p[k].node, p[k - 1].node))
+			at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", at ? "," : "", p[k].node);
+	return buf;
+}
+
+static int grab_stop(void *ctx, const char *key, const char *doc)
+{
+	if (!strcmp(key, "stop"))
+		snprintf(ctx, 4096, "%s", doc);
+	return 0;
+}
+
+/* Evict job at `at` (after a read at at) for reason r: TIME_LIMIT ends
+ * it, any other requeues it. */
+static int evict_for(struct fw_backend *b, const char *job, fw_time at, enum fw_reason r)
+{
+	struct fw_backend_world w;
+	struct fw_backend_action a;
+
+	fw_snapshot_free(world(b, at, &w));
+	memset(&a, 0, sizeof a);
+	a.kind = FW_DECIDE_EVICT;
+	a.reason = r;
+	a.at = at;
+	snprintf(a.job, sizeof a.job, "%s", job);
+	return apply_one(b, w.generation, &a);
+}
+
+/* The snapshot the core is given (a whole read at now, and a capture's
+ * build, which must agree) holds the GPUs of the running jobs alone:
+ * nallocs in all, and each job's own count in one string, "name=allocs"
+ * in snapshot order. */
+static const char *held_by(struct fw_backend *b, fw_time now, int32_t *nallocs)
+{
+	static char buf[512];
+	struct fw_backend_world w, wc;
+	struct fw_backend_copy *c;
+	struct fw_snapshot *s = world(b, now, &w), *built = skeleton(now);
+	size_t at = 0;
+
+	ASSERT_EQ(fw_backend_local.capture(b, built, &c, NULL), FW_OK);
+	ASSERT_EQ(fw_backend_local.build(c, built, &wc, NULL), FW_OK);
+	fw_backend_local.discard(c);
+	ASSERT(same_world(s, built));
+	ASSERT_EQ(fw_snapshot_validate(s, NULL), FW_OK);
+	*nallocs = s->nallocs;
+	buf[0] = '\0';
+	for (int32_t i = 0; i < s->njobs; i++)
+		at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s=%d", i ? " " : "", s->jobs[i].name,
+				       (int)s->jobs[i].alloc_count);
+	fw_snapshot_free(s);
+	fw_snapshot_free(built);
+	return buf;
+}
+
+/* A job that ends keeps the nodes of its last run (done at its runtime,
+ * cancelled while running, timeout at its limit), as history that holds
+ * nothing: the snapshot has only the running jobs' GPUs, new jobs start
+ * on the same GPUs, and a reopen (whose check refuses a GPU held twice)
+ * keeps both.  A requeued job shows none while it waits (fw_local_job_ran:
+ * not ended; fw_local_job_run: not running), its current run's once it
+ * runs again, and, cancelled, its last run's: the one it lost if it never
+ * ran again.  A job cancelled before it ever ran has none.  A store an
+ * older fairway wrote (a cancelled job's alloc empty) still opens. */
+TEST(an_ended_job_keeps_the_nodes_it_ran_on_and_holds_none)
+{
+	struct fw_backend *b;
+	const struct fw_backend_placement *p;
+	int32_t n;
+	fw_time kept;
+	char doc[4096];
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "fin", 60), FW_OK);
+	ASSERT_EQ(submit(b, "stop", 0), FW_OK);
+	ASSERT_EQ(submit(b, "cap", 0), FW_OK);
+	ASSERT_EQ(submit(b, "moved", 0), FW_OK);
+	ASSERT_EQ(submit(b, "lost", 0), FW_OK);
+	ASSERT_EQ(submit(b, "never", 0), FW_OK);
+	start_masked(b, "fin", 1000, "n0", 0x0f);
+	start_masked(b, "stop", 1000, "n1", 0x0f);
+	start_masked(b, "cap", 1000, "n1", 0xf0);
+	start_masked(b, "moved", 1000, "n0", 0xf0);
+	ASSERT_STR_EQ(held_by(b, 1000, &n), "fin=1 stop=1 cap=1 moved=1 lost=0 never=0");
+	ASSERT_EQ(n, 4);
+	ASSERT_STR_EQ(ran_on(b, "fin"), "?"); /* running: fw_local_job_run's */
+	ASSERT_EQ(fw_local_job_run(b, "fin", &p, &n, &kept), FW_OK);
+
+	/* each way to end: done, cancelled, timeout; and a requeue */
+	ASSERT_STR_EQ(held_by(b, 1060, &n), "stop=1 cap=1 moved=1 lost=0 never=0"); /* fin is done */
+	ASSERT_EQ(fw_backend_local.cancel(b, "stop", 1070), FW_OK);
+	ASSERT_EQ(evict_for(b, "cap", 1080, FW_REASON_TIME_LIMIT), FW_OK);
+	ASSERT_EQ(evict_for(b, "moved", 1080, FW_REASON_RECLAIMED), FW_OK);
+	ASSERT_STR_EQ(state_of(b, "fin"), "done");
+	ASSERT_STR_EQ(state_of(b, "stop"), "cancelled");
+	ASSERT_STR_EQ(state_of(b, "cap"), "timeout");
+	ASSERT_STR_EQ(state_of(b, "moved"), "pending");
+	ASSERT_STR_EQ(ran_on(b, "fin"), "n0");
+	ASSERT_STR_EQ(ran_on(b, "stop"), "n1");
+	ASSERT_STR_EQ(ran_on(b, "cap"), "n1");
+	ASSERT_STR_EQ(ran_on(b, "moved"), "?"); /* waiting again: no current run */
+	ASSERT_EQ(fw_local_job_run(b, "fin", &p, &n, &kept), FW_ENOENT);
+	ASSERT_EQ(fw_local_job_run(b, "moved", &p, &n, &kept), FW_ENOENT);
+	ASSERT_STR_EQ(held_by(b, 1090, &n), "moved=0 lost=0 never=0"); /* nothing held */
+	ASSERT_EQ(n, 0);
+
+	/* the same GPUs are free: new runs take them */
+	start_masked(b, "moved", 1100, "n1", 0x0f); /* where stop ran */
+	start_masked(b, "lost", 1100, "n0", 0x0f);  /* where fin ran */
+	ASSERT_STR_EQ(held_by(b, 1100, &n), "moved=1 lost=1 never=0");
+	ASSERT_EQ(n, 2);
+	ASSERT_EQ(evict_for(b, "lost", 1120, FW_REASON_RECLAIMED), FW_OK);
+	ASSERT_EQ(fw_backend_local.cancel(b, "lost", 1130), FW_OK);  /* cancelled while it waited again */
+	ASSERT_EQ(fw_backend_local.cancel(b, "moved", 1130), FW_OK); /* cancelled in its second run */
+	ASSERT_EQ(fw_backend_local.cancel(b, "never", 1130), FW_OK);
+	ASSERT_STR_EQ(ran_on(b, "lost"), "n0");  /* the run it lost, its last */
+	ASSERT_STR_EQ(ran_on(b, "moved"), "n1"); /* its last run's, not its first's (n0) */
+	ASSERT_STR_EQ(ran_on(b, "never"), "");
+
+	/* running jobs on every GPU the ended ones ran on; a reopen (its
+	 * check: no GPU held twice by running jobs) keeps it all */
+	ASSERT_EQ(submit(b, "n0a", 0), FW_OK);
+	ASSERT_EQ(submit(b, "n1a", 0), FW_OK);
+	ASSERT_EQ(submit(b, "n1b", 0), FW_OK);
+	start_masked(b, "n0a", 1140, "n0", 0x0f);
+	start_masked(b, "n1a", 1140, "n1", 0x0f);
+	start_masked(b, "n1b", 1140, "n1", 0xf0);
+	reopen_at(&b, 2000);
+	ASSERT_STR_EQ(held_by(b, 2000, &n), "n0a=1 n1a=1 n1b=1");
+	ASSERT_STR_EQ(ran_on(b, "fin"), "n0");
+	ASSERT_STR_EQ(ran_on(b, "stop"), "n1");
+	ASSERT_STR_EQ(ran_on(b, "cap"), "n1");
+	ASSERT_STR_EQ(ran_on(b, "lost"), "n0");
+	ASSERT_STR_EQ(ran_on(b, "moved"), "n1");
+	ASSERT_STR_EQ(ran_on(b, "never"), "");
+
+	/* kept in the store as the job's alloc; a document without them (an
+	 * older fairway's cancelled job) opens, its nodes unknown */
+	ASSERT_EQ(fw_store_each(store, FW_STORE_JOBS, grab_stop, doc), FW_OK);
+	json_t *o = json_loads(doc, 0, NULL);
+	ASSERT(o != NULL);
+	ASSERT_STR_EQ(json_string_value(json_object_get(json_array_get(json_object_get(o, "alloc"), 0), "node")), "n1");
+	json_object_set_new(o, "alloc", json_array());
+	char *older = json_dumps(o, JSON_COMPACT);
+	ASSERT(older != NULL);
+	ASSERT_EQ(fw_store_put(store, FW_STORE_JOBS, "stop", older), FW_OK);
+	free(older);
+	json_decref(o);
+	reopen_at(&b, 2000);
+	ASSERT_STR_EQ(state_of(b, "stop"), "cancelled");
+	ASSERT_STR_EQ(ran_on(b, "stop"), "");
+	ASSERT_STR_EQ(ran_on(b, "cap"), "n1");
 	teardown(b);
 }
 
@@ -2625,6 +2795,7 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
 	  a_capture_builds_what_a_read_reads_whatever_changes_after_it,
+	  an_ended_job_keeps_the_nodes_it_ran_on_and_holds_none,
 	  a_job_keeps_its_selectors_not_the_submitters_room, task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
 	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons,
 	  ended_jobs_are_forgotten_after_min_job_age, a_plan_outlives_changes_that_only_free_room,
