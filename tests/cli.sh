@@ -111,7 +111,7 @@ expect "plan-negative-now" 2 '--now: "-1" is not a whole number of seconds; writ
 expect "plan-huge-now" 2 '--now: "99999999999999999999" is too large; times are limited to 100000000000 seconds' \
 	"$FW" plan --now 99999999999999999999
 expect "plan-now-past-the-limit" 2 "is too large" "$FW" plan --now 100000000001
-expect "plan-now-at-the-limit" 0 "now 100000000000," "$FW" plan --now 100000000000
+expect "plan-now-at-the-limit" 0 "now 100000000000 (5138-11-16T09:46:40Z)," "$FW" plan --now 100000000000
 # --now is checked as the YAML now: is: no job submitted or started after it
 expect "plan-now-checks-submit-times" 2 \
 	'examples/cluster.yaml>:99:17: field jobs[3].submitTime: 1100 is after --now (1000); a snapshot holds the jobs submitted by now, so lower submitTime or raise --now' \
@@ -120,6 +120,36 @@ expect "plan-now-checks-start-times" 2 \
 	'field jobs[0].startTime: 100 is after --now (50); a running job started between its submitTime and now, so lower startTime or raise --now' \
 	"$FW" plan --now 50
 expect "plan-now-after-every-job" 0 "now 5000," "$FW" plan --now 5000
+# a snapshot whose now is a Unix time (a real date) writes its reasons'
+# times as UTC dates, as the daemon does; virtual seconds stay "t=" (the
+# scenario goldens keep theirs): tests/scenario/backfill_reservation.yaml
+# moved by 1796567000 s, so its t=2000 and t=2500 are these dates
+DT=$(mktemp -d)
+sed -e 's/^now: 1000$/now: 1796568000/' -e 's/startTime: 900$/startTime: 1796567900/' \
+	-e 's/startTime: 0$/startTime: 1796567000/' -e 's/submitTime: \([1-3]0\),/submitTime: 17965670\1,/' \
+	tests/scenario/backfill_reservation.yaml >"$DT/dated.yaml"
+expect "plan-dated-reserved-from-a-date" 0 \
+	"reserved: nodes are held for it from 2026-12-06T14:56:40Z (in 16m40s)" "$FW" plan --config "$DT/dated.yaml" --json
+expect "plan-dated-header-says-the-date" 0 "fairway plan: policy fairway, now 1796568000 (2026-12-06T14:40:00Z), 2 nodes" \
+	"$FW" plan --config "$DT/dated.yaml"
+if out=$("$FW" plan --config "$DT/dated.yaml" 2>&1) &&
+	grep -Eq '^  big +team +16\.00 +2  2026-12-06T14:56:40Z  n0,n1$' <<<"$out" &&
+	grep -Eq '^  JOB .* TASKS  AT {20}NODES$' <<<"$out"; then
+	ok "plan-dated-reserved-at-a-date"
+else
+	bad "plan-dated-reserved-at-a-date"; grep -A3 '^RESERVED' <<<"$out"
+fi
+expect "plan-dated-due-at-a-date" 0 \
+	"would delay the reservation of big (due at 2026-12-06T14:56:40Z)" "$FW" plan --config "$DT/dated.yaml"
+if out=$("$FW" plan --config "$DT/dated.yaml" --json 2>&1) && ! grep -q 't=[0-9]' <<<"$out"; then
+	ok "plan-dated-no-unix-seconds"
+else
+	bad "plan-dated-no-unix-seconds: $(grep -o 't=[0-9]*' <<<"$out" | head -3)"
+fi
+expect "plan-virtual-seconds-stay-t" 0 "reserved: nodes are held for it from t=2000 (in 16m40s)" \
+	"$FW" plan --config tests/scenario/backfill_reservation.yaml --json
+expect "plan-help-says-dates" 0 'as UTC dates, "2026-12-06T16:42:05Z"' "$FW" plan --help
+rm -rf "$DT"
 # GNU-style --flag=value everywhere, and a bare flag refuses one
 expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
 # the QUEUES table names its weight column as `fairway fairshare` does: the
