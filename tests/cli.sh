@@ -2326,7 +2326,7 @@ expect "sim-run-max-runtime-variant-bad-value" 2 "--policies: max-runtime=1h1.5s
 	"$FW" sim run --trace x --policies fifo:max-runtime=1h1.5s
 expect "sim-run-max-runtime-in-help" 0 "--max-runtime S     run-time limit of every queue" "$FW" sim run --help
 printf 'job_id,submission_time,duration,num_gpu\nA,0,1000,8\nB,5,50,8\nC,20,95,8\nD,30,98,4\n' >"$SV/lim.csv"
-expect "sim-run-max-runtime-summary-line" 0 "run-time limit 95 s: 1 job ended by it (0.2 GPU-h run, 2.0 GPU-h of their work cut)" \
+expect "sim-run-max-runtime-summary-line" 0 "run-time limit 1m35s: 1 job ended by it (0.2 GPU-h run, 2.0 GPU-h of their work cut)" \
 	"$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo,fifo:max-runtime=0 --max-runtime 95 \
 	--json "$SV/lim.json" --jobs "$SV/limj.csv"
 "$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo:max-runtime=95 \
@@ -2360,7 +2360,7 @@ assert v["maxRuntimeS"] == 0 and v["policies"][0]["maxRuntimeS"] == 95
 assert all(v["policies"][0][k] == on[k] for k in ("timedOutJobs", "jctMeanS", "occupancy", "byGpus")), "variant = flag"
 PY
 then ok "sim-run-max-runtime-ends-jobs"; else bad "sim-run-max-runtime-ends-jobs"; fi
-if grep -qF "run-time limit 95 s: 1 job ended by it" "$SV/limv.out" && ! grep -qF "run-time limit" "$SV/lim0.out"; then
+if grep -qF "run-time limit 1m35s: 1 job ended by it" "$SV/limv.out" && ! grep -qF "run-time limit" "$SV/lim0.out"; then
 	ok "sim-run-max-runtime-line-only-with-a-limit"
 else
 	bad "sim-run-max-runtime-line-only-with-a-limit"
@@ -3091,7 +3091,8 @@ if [ -x "$AG" ]; then
 		echo token >"$AG_TMP/tok"
 		out=$(timeout 20 "$AG" --nvml "$B/agent/libfake_nvml.so" --node n1 --watch --interval 1 --count 2 --wait 0 \
 			--server http://127.0.0.1:1 --token-file "$AG_TMP/tok" 2>&1 >/dev/null)
-		if [ "$(grep -c 'not sent' <<<"$out")" = 2 ] && [ "$(grep -c 'next try in 1 s' <<<"$out")" = 1 ] &&
+		if [ "$(grep -c 'not sent' <<<"$out")" = 2 ] && [ "$(grep -c 'next try in 1s$' <<<"$out")" = 1 ] &&
+			[ "$(grep -Ec '^fairway-agent: report of 20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-9:]{8}Z not sent' <<<"$out")" = 2 ] &&
 			tail -1 <<<"$out" | grep -qF "that was the last report"; then
 			ok "agent-watch-no-retry-after-the-last"
 		else
