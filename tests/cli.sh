@@ -2865,8 +2865,18 @@ expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
 expect "health-sim-unknown-flag" 2 "unknown or incomplete option \"--bogus\"" "$HS" --bogus
 expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds 0
 expect "health-sim-bad-silent" 2 "--silent needs a number in [0, 1]" "$HS" --silent 1.5
-expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --crash 0
-expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
+expect "health-sim-bad-crash" 2 "--crash needs a duration from 1 s to 1 day in whole seconds, not '0'" "$HS" --crash 0
+expect "health-sim-missing-detect" 2 "--detect needs a duration from 0 s to 30 days" "$HS" --detect
+# duration flags take the config's durations (docs/config.md), one parser
+# for both; a bad one is refused naming the flag, its range and the forms
+expect "health-sim-duration-forms" 2 \
+	"--repair needs a duration from 0 s to 30 days in whole seconds, not '4 hours': write seconds (300) or a number with a unit s, m, h, d (90s, 10m, 2h, 1d, 1h30m); see --help" \
+	"$HS" --repair "4 hours"
+for dv in "--crash|1.5s" "--crash|-0" "--crash|-5m" "--detect|31d" "--flap-down|2d" "--lemon-window|0s" "--probation|1e3" \
+	"--gpu-repair|" "--flap-hold|h" "--restart|8d"; do
+	expect "health-sim-bad-duration: ${dv%%|*} '${dv#*|}'" 2 "${dv%%|*} needs a duration from " "$HS" "${dv%%|*}" "${dv#*|}"
+done
+expect "health-sim-help-says-durations" 0 "A duration S is seconds (300) or a number with a unit s, m, h, d" "$HS" --help
 expect "health-sim-bad-gpu-faults" 2 "--gpu-faults needs a number in [0, 1]" "$HS" --gpu-faults -0.1
 expect "health-sim-empty-value-is-no-number" 2 "--rate needs a number in [0, 1000]" "$HS" --rate ""
 # numbers in plain decimal digits, as every fairway flag takes them (strtod
@@ -2877,8 +2887,8 @@ for hv in "--seeds|1e1" "--seeds|0x5" "--rate| 5" "--load|+0.5" "--flaky|inf" "-
 done
 expect "health-sim-bad-value-is-echoed" 2 "--seeds needs a number in [1, 100], not 'abc' (decimal digits, e.g. 1); see --help" \
 	"$HS" --seeds abc
-expect "health-sim-range-without-exponent" 2 "--detect needs a number in [0, 2592000]" "$HS" --detect
-expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS" --gpu-repair 0
+expect "health-sim-range-without-exponent" 2 "--flaky needs a number in [0, 1]" "$HS" --flaky
+expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a duration from 1 s to 365 days" "$HS" --gpu-repair 0
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
 expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
 	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
@@ -2904,8 +2914,8 @@ fi
 # Every setting of the failure and health models reaches the run, and the
 # document's setup says which were used (in units that fit them).
 "$HS" --seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 2 --nodes 16 --load 0.5 --flaky 0.1 \
-	--repair 7200 --history 30 --restart 120 --probation 5400 --flap-window 86400 --flap-hold 3600 \
-	--flap-threshold 1 --lemon-window 864000 --lemon-threshold 5 --lemon-gang 32 --out "$HS_TMP/set.md" >/dev/null 2>&1
+	--repair 2h --history 30 --restart 120 --probation 1h30m --flap-window 1d --flap-hold 3600s \
+	--flap-threshold 1 --lemon-window=10d --lemon-threshold 5 --lemon-gang 32 --out "$HS_TMP/set.md" >/dev/null 2>&1
 set_ok=1
 for want in "at 50% offered load" "10% of nodes flaky at 10x, repair 2.0 h" "30 days of history" "costs 120 s on top" \
 	"with these settings, not its defaults (probation 90 min after a" "1 failure within 1 day holds a node suspect for 1 h" \
@@ -3026,7 +3036,8 @@ else
 fi
 # NVLink flaps: bad values refused; a run whose setup says flaps are in
 expect "health-sim-bad-flaps" 2 "--flaps needs a number in [0, " "$HS" --flaps -1
-expect "health-sim-bad-flap-down" 2 "--flap-down needs a number in [1, 86400]" "$HS" --flap-down 0
+expect "health-sim-bad-flap-down" 2 "--flap-down needs a duration from 1 s to 1 day in whole seconds, not '0'" "$HS" --flap-down 0
+expect "health-sim-flap-down-joined-duration" 2 "--flap-down needs a duration from 1 s to 1 day in whole seconds, not '25h'" "$HS" --flap-down=25h
 # (values joined with '=' here: the same run, as a user may type it)
 expect "health-sim-flap-run" 0 "llm-fleet seed 1" "$HS" --seeds=1 --holdout 0 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --flaps=300 --flap-down=300 --out="$HS_TMP/f.md"
