@@ -45,8 +45,9 @@ static int fail_at(struct fw_diag *d, struct fld fl, const char *fmt, ...)
 
 /* A time in a message, as s's clock writes it (span.h): "t=125200" in
  * virtual seconds, "2026-12-06T16:42:05Z" under config.utc_times.  A
- * value, so that a failure formats it in its own argument list (C11: the
- * array lives to the end of that call) and a passing check never does. */
+ * value, so that a failure formats it in its own argument list (C11
+ * 6.2.4p8: the returned array lives to the end of the full expression,
+ * the FAIL call) and a passing check never does. */
 struct when {
 	char s[40];
 };
