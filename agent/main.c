@@ -43,6 +43,7 @@
 
 #include "cliword.h"
 #include "fairway/err.h"
+#include "fairway/span.h"
 #include "post.h"
 #include "report.h"
 
@@ -454,7 +455,7 @@ static void pace(const struct opts *o, int64_t started, long k)
  * (--count reached, or a signal). */
 static int deliver(const struct opts *o, const struct fw_agent_report *r, bool last)
 {
-	char why[1024];
+	char why[1024], at[FW_TIME_TEXT_MAX], next[FW_SPAN_MAX];
 	json_t *body;
 	int rc;
 
@@ -466,11 +467,11 @@ static int deliver(const struct opts *o, const struct fw_agent_report *r, bool l
 	if (rc == FW_OK)
 		return 0;
 	if (o->watch && !last)
-		fprintf(stderr, "fairway-agent: report at %lld not sent: %s; next try in %ld s\n", (long long)r->time,
-			why, o->interval_s);
+		fprintf(stderr, "fairway-agent: report of %s not sent: %s; next try in %s\n",
+			fw_utc_format(r->time, at, sizeof at), why, fw_span_format(o->interval_s, next, sizeof next));
 	else if (o->watch)
-		fprintf(stderr, "fairway-agent: report at %lld not sent: %s; that was the last report\n",
-			(long long)r->time, why);
+		fprintf(stderr, "fairway-agent: report of %s not sent: %s; that was the last report\n",
+			fw_utc_format(r->time, at, sizeof at), why);
 	else
 		fprintf(stderr, "fairway-agent: report not sent: %s\n", why);
 	return 1;

@@ -14,6 +14,7 @@
 #include "fairway/budget.h"
 #include "fairway/check.h"
 #include "fairway/fairshare.h"
+#include "fairway/span.h"
 
 #define FAIL(d, field, ...) fw_diag_set((d), FW_EINVARIANT, "plan", 0, 0, (field), __VA_ARGS__)
 
@@ -40,6 +41,48 @@ static int fail_at(struct fw_diag *d, struct fld fl, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return FAIL(d, f, "%s", msg);
+}
+
+/* A time in a message, as s's clock writes it (span.h): "t=125200" in
+ * virtual seconds, "2026-12-06T16:42:05Z" under config.utc_times.  A
+ * value, so that a failure formats it in its own argument list (C11
+ * 6.2.4p8: the returned array lives to the end of the full expression,
+ * the FAIL call) and a passing check never does. */
+struct when {
+	char s[40];
+};
+
+static struct when at_text(const struct fw_snapshot *s, fw_time t)
+{
+	struct when w;
+
+	fw_time_format(t, s->config.utc_times, w.s, sizeof w.s);
+	return w;
+}
+
+/* now, as "not after now (1000)" writes it: its bare seconds, or its date. */
+static struct when now_text(const struct fw_snapshot *s, fw_time now)
+{
+	struct when w;
+
+	if (s->config.utc_times)
+		fw_utc_format(now, w.s, sizeof w.s);
+	else
+		snprintf(w.s, sizeof w.s, "%lld", (long long)now);
+	return w;
+}
+
+/* A computed bound (a budget's floor: may be inf) to the second, as
+ * at_text writes a time; "t=%.0f" where it is no date. */
+static struct when bound_text(const struct fw_snapshot *s, double t)
+{
+	struct when w;
+
+	if (s->config.utc_times && t >= 0 && t <= (double)FW_UTC_MAX)
+		fw_utc_format((fw_time)(t + 0.5), w.s, sizeof w.s); /* rounded, as %.0f */
+	else
+		snprintf(w.s, sizeof w.s, "t=%.0f", t);
+	return w;
 }
 
 /* What the snapshot holds, from the one pass over its job records
@@ -230,8 +273,8 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j, const
 	if ((n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING) && !back)
 		return FAILAT(d, f, "job %s started on %s node %s", j->name, fw_health_name(n->health), n->name);
 	if (!clear_of_departure(s, j, n, at))
-		return FAILAT(d, f, "job %s at t=%lld runs into node %s's departure at t=%lld", j->name,
-			      (long long)at, n->name, (long long)n->away_at);
+		return FAILAT(d, f, "job %s at %s runs into node %s's departure at %s", j->name, at_text(s, at).s,
+			      n->name, at_text(s, n->away_at).s);
 	if ((n->health == FW_HEALTH_SUSPECT || n->suspect_gpu_mask) && !j->preemptible &&
 	    fw_job_gpus(j) >= (s->config.suspect_gang_gpus > 0 ? s->config.suspect_gang_gpus : 16))
 		return FAILAT(d, f, "job %s, a gang of %lld GPUs, started on suspect node %s", j->name,
@@ -560,11 +603,11 @@ static int check_checkpoint_wait(const struct fw_snapshot *s, const struct fw_pl
 	fw_time cp = fw_job_checkpoint(s, v), work = fw_job_lost_work(s, v, s->now);
 	if (cp <= 0 || r->b != s->now + cp - work || cp - work > s->config.checkpoint_grace_s ||
 	    cp - work >= work)
-		return FAIL(d, "pending", "job %s waits for job %s's checkpoint at t=%lld, which is not its next one "
-				 "within the grace and sooner than its work since the last", name, v->name, (long long)r->b);
+		return FAIL(d, "pending", "job %s waits for job %s's checkpoint at %s, which is not its next one "
+				 "within the grace and sooner than its work since the last", name, v->name, at_text(s, r->b).s);
 	if (r->expected_start != FW_TIME_UNKNOWN && r->expected_start > r->b)
-		return FAIL(d, "pending", "job %s waits for a checkpoint at t=%lld but is expected at t=%lld", name,
-			    (long long)r->b, (long long)r->expected_start);
+		return FAIL(d, "pending", "job %s waits for a checkpoint at %s but is expected at %s", name,
+			    at_text(s, r->b).s, at_text(s, r->expected_start).s);
 	return FW_OK;
 }
 
@@ -631,8 +674,8 @@ static int check_estimate(const struct fw_snapshot *s, const struct fw_plan *p, 
 	/* this plan does not start it: the next cycle is its earliest */
 	if (r->expected_start <= p->now)
 		return FAIL(d, "pending",
-			    "job %s is expected to start at t=%lld, not after now (%lld), but this plan does not start it (reason %s)",
-			    name, (long long)r->expected_start, (long long)p->now, fw_reason_name(r->reason));
+			    "job %s is expected to start at %s, not after now (%s), but this plan does not start it (reason %s)",
+			    name, at_text(s, r->expected_start).s, now_text(s, p->now).s, fw_reason_name(r->reason));
 	if (resv_at[r->job] == FW_TIME_UNKNOWN || r->expected_start == resv_at[r->job] ||
 	    (resv_at[r->job] == p->now && r->expected_start == p->now + 1))
 		return FW_OK;
@@ -640,8 +683,8 @@ static int check_estimate(const struct fw_snapshot *s, const struct fw_plan *p, 
 	 * the order that reserved it (plan.h) */
 	if (r->expected_start > resv_at[r->job] || fw_job_tasks(&s->jobs[r->job]) < 2 ||
 	    r->expected_start == p->now)
-		return FAIL(d, "pending", "job %s: expected start t=%lld, but its reservation is at t=%lld", name,
-			    (long long)r->expected_start, (long long)resv_at[r->job]);
+		return FAIL(d, "pending", "job %s: expected start %s, but its reservation is at %s", name,
+			    at_text(s, r->expected_start).s, at_text(s, resv_at[r->job]).s);
 	return FW_OK;
 }
 
@@ -748,8 +791,8 @@ static int check_reservation(const struct fw_snapshot *s, const struct fw_plan *
 		int32_t n = p->allocs[dc->alloc_first + k].node;
 		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
 			if (u->gpu[n][g] > 1000)
-				return FAILAT(d, f, "the reservation of job %s at t=%lld finds GPU %d of %s busy: a start delays it",
-					    j->name, (long long)dc->at, g, s->nodes[n].name);
+				return FAILAT(d, f, "the reservation of job %s at %s finds GPU %d of %s busy: a start delays it",
+					    j->name, at_text(s, dc->at).s, g, s->nodes[n].name);
 		if (u->cpu[n] > s->nodes[n].cpu_milli || u->mem[n] > s->nodes[n].mem_mib)
 			return FAILAT(d, f, "the reservation of job %s finds node %s's CPU or memory taken", j->name,
 				    s->nodes[n].name);
@@ -1072,9 +1115,10 @@ static int check_refills(const struct fw_snapshot *s, const struct fw_plan *p, c
 			double at = (double)s->now + h * log2(used[k] / B);
 			if ((double)r->expected_start + 1 < at)
 				return FAILAT(d, ((struct fld){ "pending", i }),
-					      "job %s is expected at t=%lld, but queue %s's usage is over its budget "
-					      "until t=%.0f at the soonest",
-					      s->jobs[r->job].name, (long long)r->expected_start, s->queues[k].name, at);
+					      "job %s is expected at %s, but queue %s's usage is over its budget "
+					      "until %s at the soonest",
+					      s->jobs[r->job].name, at_text(s, r->expected_start).s, s->queues[k].name,
+					      bound_text(s, at).s);
 		}
 	}
 	return FW_OK;
@@ -1103,10 +1147,10 @@ static int check_short_floors(const struct fw_snapshot *s, const struct fw_plan 
 			at = need < B && h > 0 ? at + h * log2(used[k] / (B - need)) : INFINITY;
 			if ((double)r->expected_start + 1 < at)
 				return FAILAT(d, ((struct fld){ "pending", i }),
-					      "job %s is expected at t=%lld, but its run of %.1f GPU-hours fits queue "
-					      "%s's budget of %g no sooner than t=%.0f",
-					      j->name, (long long)r->expected_start, need / 3600.0, s->queues[k].name,
-					      s->queues[k].gpu_hour_budget, at);
+					      "job %s is expected at %s, but its run of %.1f GPU-hours fits queue "
+					      "%s's budget of %g no sooner than %s",
+					      j->name, at_text(s, r->expected_start).s, need / 3600.0, s->queues[k].name,
+					      s->queues[k].gpu_hour_budget, bound_text(s, at).s);
 		}
 	}
 	return FW_OK;

@@ -93,6 +93,11 @@ char *fw_utc_format_minute(int64_t t, char *buf, size_t n)
 	return buf;
 }
 
+bool fw_time_is_date(int64_t now)
+{
+	return now >= FW_UTC_FROM && now <= FW_UTC_MAX;
+}
+
 char *fw_time_format(int64_t t, bool utc, char *buf, size_t n)
 {
 	if (utc)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fairway/snapshot.h"
+#include "fairway/span.h"
 
 #define BAD(d, err, field, ...) fw_diag_set((d), (err), "", 0, 0, (field), __VA_ARGS__)
 
@@ -125,10 +126,40 @@ static int32_t find_duplicate(const char *base, size_t stride, int32_t n)
 	return dup;
 }
 
+/* now as "not after now (1000)" writes it: bare seconds, or (utc_times)
+ * its UTC date as every time of a Unix clock (span.h). */
+static const char *now_text(const struct fw_snapshot *s, char *buf, size_t n)
+{
+	if (s->config.utc_times)
+		return fw_utc_format(s->now, buf, n);
+	snprintf(buf, n, "%lld", (long long)s->now);
+	return buf;
+}
+
+/* A node's departure and return: after now, and back after it leaves;
+ * the times as s's clock writes them ("t=4600" or a UTC date). */
+static int check_node_times(const struct fw_snapshot *s, const struct fw_node *n, const char *f, struct fw_diag *d)
+{
+	char a[FW_TIME_TEXT_MAX], b[FW_TIME_TEXT_MAX];
+	bool utc = s->config.utc_times;
+
+	if (n->back_at < 0 || (n->back_at > 0 && n->back_at <= s->now))
+		return BAD(d, FW_ERANGE, f, "node %s is back at %s, not after now (%s); use 0 for not known",
+			   n->name, fw_time_format(n->back_at, utc, a, sizeof a), now_text(s, b, sizeof b));
+	if (n->away_at < 0 || (n->away_at > 0 && n->away_at <= s->now))
+		return BAD(d, FW_ERANGE, f, "node %s leaves at %s, not after now (%s); use 0 for not leaving",
+			   n->name, fw_time_format(n->away_at, utc, a, sizeof a), now_text(s, b, sizeof b));
+	if (n->away_at > 0 && n->back_at > 0 && n->back_at <= n->away_at)
+		return BAD(d, FW_ERANGE, f, "node %s is back at %s, not after it leaves (%s)", n->name,
+			   fw_time_format(n->back_at, utc, a, sizeof a), fw_time_format(n->away_at, utc, b, sizeof b));
+	return FW_OK;
+}
+
 static int check_node(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
 {
 	const struct fw_node *n = &s->nodes[i];
 	char f[64];
+	int rc;
 
 	elem_name(f, "nodes", i);
 	if (!n->name[0])
@@ -141,15 +172,8 @@ static int check_node(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
 	if ((unsigned)n->health >= FW_HEALTH_COUNT)
 		return BAD(d, FW_ERANGE, f, "node %s has health %d; use a state of health.h",
 			   n->name, (int)n->health);
-	if (n->back_at < 0 || (n->back_at > 0 && n->back_at <= s->now))
-		return BAD(d, FW_ERANGE, f, "node %s is back at t=%lld, not after now (%lld); use 0 for not known",
-			   n->name, (long long)n->back_at, (long long)s->now);
-	if (n->away_at < 0 || (n->away_at > 0 && n->away_at <= s->now))
-		return BAD(d, FW_ERANGE, f, "node %s leaves at t=%lld, not after now (%lld); use 0 for not leaving",
-			   n->name, (long long)n->away_at, (long long)s->now);
-	if (n->away_at > 0 && n->back_at > 0 && n->back_at <= n->away_at)
-		return BAD(d, FW_ERANGE, f, "node %s is back at t=%lld, not after it leaves (t=%lld)",
-			   n->name, (long long)n->back_at, (long long)n->away_at);
+	if ((rc = check_node_times(s, n, f, d)) != FW_OK)
+		return rc;
 	for (int l = 0; l < s->topology.nlevels; l++)
 		if (!n->path[l][0])
 			return BAD(d, FW_EINVAL, f,

@@ -40,6 +40,7 @@
 #include "fairway/cycle.h"
 #include "fairway/fairshare.h"
 #include "fairway/snapshot.h"
+#include "fairway/span.h"
 #include "cliword.h"
 #include "des.h"
 #include "synth.h"
@@ -4109,6 +4110,7 @@ static void print_limits(const struct cli *c, const struct variant *w, const str
 	int64_t lim = w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s, own = r->job_limits;
 	const char *s = r->timed_out == 1 ? "" : "s";
 	int nq = config_queues_with(c, false);
+	char l[FW_SPAN_MAX]; /* the limit in the words of every span (span.h): "1h30m", not "5400 s" */
 
 	if (lim <= 0 && own <= 0 && nq == 0)
 		return;
@@ -4116,13 +4118,15 @@ static void print_limits(const struct cli *c, const struct variant *w, const str
 		printf("  run-time limits of %d queue%s of the config (maxRuntime)%s: %lld job%s ended by them", nq,
 		       nq == 1 ? "" : "s", own > 0 ? ", or a job's own when shorter" : "", (long long)r->timed_out, s);
 	else if (own <= 0)
-		printf("  run-time limit %lld s: %lld job%s ended by it", (long long)lim, (long long)r->timed_out, s);
+		printf("  run-time limit %s: %lld job%s ended by it", fw_span_format(lim, l, sizeof l),
+		       (long long)r->timed_out, s);
 	else if (lim <= 0)
 		printf("  jobs' own run-time limits (%lld job%s one): %lld job%s ended by them", (long long)own,
 		       own == 1 ? " has" : "s have", (long long)r->timed_out, s);
 	else
-		printf("  run-time limit %lld s, or a job's own when shorter (%lld job%s one): %lld job%s ended by them",
-		       (long long)lim, (long long)own, own == 1 ? " has" : "s have", (long long)r->timed_out, s);
+		printf("  run-time limit %s, or a job's own when shorter (%lld job%s one): %lld job%s ended by them",
+		       fw_span_format(lim, l, sizeof l), (long long)own, own == 1 ? " has" : "s have",
+		       (long long)r->timed_out, s);
 	printf(" (%.1f GPU-h run, %.1f GPU-h of their work cut)\n", r->timed_out_gpu_s / 3600.0,
 	       r->cut_gpu_s / 3600.0);
 }

@@ -28,6 +28,8 @@
 #include "progress.h"
 
 #define DAY 86400
+/* What a duration flag (S in --help) takes, for --help and the refusals. */
+#define DURATION_SAYS "seconds (300) or a number with a unit s, m, h, d (90s, 10m, 2h, 1d, 1h30m)"
 #define C03_NODES 21           /* cluster03's standard size: 21 x 8 */
 #define TARGET_ETTR_PP 5.0     /* the targets: ETTR of >= 256-GPU jobs, */
 #define TARGET_LOST_PCT -25.0  /* GPU-hours lost to failures */
@@ -93,13 +95,13 @@ static void usage(FILE *f)
 		"  --load X       offered load, 0..2 (default 0.85)\n"
 		"  --rate R       failures per 1,000 node-days (default 6.50)\n"
 		"  --flaky F      fraction of flaky nodes at 10x the rate (default 0.05)\n"
-		"  --repair S     repair time in seconds (default 14400)\n"
+		"  --repair S     repair time (default 4h)\n"
 		"  --history D    days of failure history before the arrivals, which the\n"
 		"                 health model learns from (default 90; 0 = none)\n"
-		"  --restart S    seconds each restart after a failure costs (detection,\n"
+		"  --restart S    what each restart after a failure costs (detection,\n"
 		"                 start-up, checkpoint load; default 0)\n"
 		"  --lemon-window S, --lemon-threshold N\n"
-		"                 fault history (health.h: default 3 incidents in 120 days)\n"
+		"                 fault history (health.h: default 3 incidents in 120d)\n"
 		"  --lemon-gang N jobs of N+ GPUs take lemon nodes last, smaller ones first\n"
 		"                 (scheduler.lemonGangGpus; default 64)\n"
 		"  --silent F     fraction of failures that leave the node Ready, so that\n"
@@ -107,10 +109,10 @@ static void usage(FILE *f)
 		"                 (default 0: every failure takes the node out at once);\n"
 		"                 adds a run without the agent, which learns of silent\n"
 		"                 faults only from the jobs that die on them\n"
-		"  --detect S     seconds until a silent fault is noticed (default 6360,\n"
-		"                 the 1 h 46 min of pytorch/ci-infra#1058)\n"
-		"  --crash S      seconds until a job started on a silently faulty node\n"
-		"                 dies (default 300)\n"
+		"  --detect S     time until a silent fault is noticed (default 1h46m,\n"
+		"                 the 6360 s of pytorch/ci-infra#1058)\n"
+		"  --crash S      time until a job started on a silently faulty node\n"
+		"                 dies (default 5m)\n"
 		"  --gpu-faults F fraction of failures that strike one GPU, not the whole\n"
 		"                 node (default 0): health-aware placement keeps the node's\n"
 		"                 other GPUs and their jobs, health-blind loses the node\n"
@@ -119,7 +121,7 @@ static void usage(FILE *f)
 		"                 default 0): the node's links drop, its jobs restart from\n"
 		"                 their checkpoint, and the health model hears a transient\n"
 		"                 fault (suspect; twice in the flap window: the flap hold)\n"
-		"  --flap-down S  seconds the links stay down (default 600)\n"
+		"  --flap-down S  how long the links stay down (default 10m)\n"
 		"  --holdout N    also run seeds after the main ones (default 25: seeds\n"
 		"                 6..30), the seeds placement rules were chosen on, and\n"
 		"                 report them in a section of their own; 0 = skip\n"
@@ -133,6 +135,8 @@ static void usage(FILE *f)
 		"  --no-sensitivity  skip the sensitivity, silent-fault, GPU-failure and\n"
 		"                 NVLink-flap tables (twenty-two more experiments)\n"
 		"\n"
+		"A duration S is " DURATION_SAYS ",\n"
+		"as the config's durations (docs/config.md): --repair 4h is --repair 14400.\n"
 		"A value may follow its flag or be joined to it (--seeds 5, --seeds=5).\n"
 		"The document is written to a temporary file beside FILE and renamed to\n"
 		"FILE when whole (for a symlink: beside its target, which is replaced; a\n"
@@ -182,8 +186,32 @@ static int num(const char *flag, const char *v, double lo, double hi, double *ou
 	return 0;
 }
 
-/* num() for a count or a number of seconds: a fraction is refused, not
- * truncated (--seeds 1.5). */
+static const char *dur(char *buf, size_t n, int64_t s);
+
+/* A duration flag's value (--repair, --detect, ...), whole seconds in
+ * [lo, hi]: a bare number of seconds, as the flags always took, or the
+ * config's durations ("15m", "4h", "1d", "1h30m": fw_cli_duration, one
+ * parser for the YAML and every flag, docs/config.md).  No sign ("-0"),
+ * no fraction of a second ("1.5s"): refused with the range in words. */
+static int dur_flag(const char *flag, const char *v, int64_t lo, int64_t hi, double *out)
+{
+	char a[32], b[32];
+	double x = 0;
+
+	if (v && *v != '-' && fw_cli_duration(v, &x) && x == floor(x) && x >= (double)lo && x <= (double)hi) {
+		*out = x;
+		return 0;
+	}
+	if (v)
+		fprintf(stderr, "fairway-health-sim: %s needs a duration from %s to %s in whole seconds, not '%s': "
+			"write " DURATION_SAYS "; see --help\n", flag, dur(a, sizeof a, lo), dur(b, sizeof b, hi), v);
+	else
+		fprintf(stderr, "fairway-health-sim: %s needs a duration from %s to %s in whole seconds: write "
+			DURATION_SAYS "; see --help\n", flag, dur(a, sizeof a, lo), dur(b, sizeof b, hi));
+	return 2;
+}
+
+/* num() for a count: a fraction is refused, not truncated (--seeds 1.5). */
 static int whole(const char *flag, const char *v, double lo, double hi, double *out)
 {
 	double x;
@@ -254,7 +282,7 @@ static int run_flag(struct cli *c, const char *a, const char *v)
 	else if (!strcmp(a, "--load"))
 		rc = num(a, v, 0.01, 2, &c->fleet.load);
 	else if (!strcmp(a, "--restart"))
-		rc = whole(a, v, 0, 7 * DAY, &x), c->restart_s = (int64_t)x;
+		rc = dur_flag(a, v, 0, 7 * DAY, &x), c->restart_s = (int64_t)x;
 	else if (!strcmp(a, "--holdout"))
 		rc = whole(a, v, 0, 100, &x), c->holdout = (int)x;
 	else if (!strcmp(a, "--lemon-gang"))
@@ -278,21 +306,21 @@ static int fault_flag(struct cli *c, const char *a, const char *v)
 	else if (!strcmp(a, "--history"))
 		rc = num(a, v, 0, 3650, &x), c->fail.history_s = (int64_t)(x * DAY);
 	else if (!strcmp(a, "--repair"))
-		rc = whole(a, v, 0, 30 * DAY, &x), c->fail.repair_s = (int64_t)x;
+		rc = dur_flag(a, v, 0, 30 * DAY, &x), c->fail.repair_s = (int64_t)x;
 	else if (!strcmp(a, "--silent"))
 		rc = num(a, v, 0, 1, &c->silent.fraction);
 	else if (!strcmp(a, "--detect"))
-		rc = whole(a, v, 0, 30 * DAY, &x), c->silent.detect_s = (int64_t)x;
+		rc = dur_flag(a, v, 0, 30 * DAY, &x), c->silent.detect_s = (int64_t)x;
 	else if (!strcmp(a, "--crash"))
-		rc = whole(a, v, 1, DAY, &x), c->silent.crash_s = (int64_t)x;
+		rc = dur_flag(a, v, 1, DAY, &x), c->silent.crash_s = (int64_t)x;
 	else if (!strcmp(a, "--gpu-faults"))
 		rc = num(a, v, 0, 1, &c->gpu.fraction);
 	else if (!strcmp(a, "--gpu-repair"))
-		rc = whole(a, v, 1, 365 * DAY, &x), c->gpu.repair_s = (int64_t)x;
+		rc = dur_flag(a, v, 1, 365 * DAY, &x), c->gpu.repair_s = (int64_t)x;
 	else if (!strcmp(a, "--flaps"))
 		rc = num(a, v, 0, 100000, &c->flap.rate_per_1000);
 	else if (!strcmp(a, "--flap-down"))
-		rc = whole(a, v, 1, DAY, &x), c->flap.down_s = (int64_t)x;
+		rc = dur_flag(a, v, 1, DAY, &x), c->flap.down_s = (int64_t)x;
 	else
 		rc = -1;
 	return rc;
@@ -306,13 +334,13 @@ static int health_flag(struct cli *c, const char *a, const char *v)
 	int rc;
 
 	if (!strcmp(a, "--probation"))
-		rc = whole(a, v, 0, 365 * DAY, &x), c->health.probation_s = (int64_t)x;
+		rc = dur_flag(a, v, 0, 365 * DAY, &x), c->health.probation_s = (int64_t)x;
 	else if (!strcmp(a, "--flap-window"))
-		rc = whole(a, v, 1, 365 * DAY, &x), c->health.flap_window_s = (int64_t)x;
+		rc = dur_flag(a, v, 1, 365 * DAY, &x), c->health.flap_window_s = (int64_t)x;
 	else if (!strcmp(a, "--flap-hold"))
-		rc = whole(a, v, 0, 365 * DAY, &x), c->health.flap_hold_s = (int64_t)x;
+		rc = dur_flag(a, v, 0, 365 * DAY, &x), c->health.flap_hold_s = (int64_t)x;
 	else if (!strcmp(a, "--lemon-window"))
-		rc = whole(a, v, 1, 365 * DAY, &x), c->health.lemon_window_s = (int64_t)x;
+		rc = dur_flag(a, v, 1, 365 * DAY, &x), c->health.lemon_window_s = (int64_t)x;
 	else if (!strcmp(a, "--lemon-threshold"))
 		rc = whole(a, v, 0, FW_HEALTH_INCIDENTS, &x), c->health.lemon_threshold = (int32_t)x;
 	else if (!strcmp(a, "--flap-threshold"))

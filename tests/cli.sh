@@ -111,7 +111,7 @@ expect "plan-negative-now" 2 '--now: "-1" is not a whole number of seconds; writ
 expect "plan-huge-now" 2 '--now: "99999999999999999999" is too large; times are limited to 100000000000 seconds' \
 	"$FW" plan --now 99999999999999999999
 expect "plan-now-past-the-limit" 2 "is too large" "$FW" plan --now 100000000001
-expect "plan-now-at-the-limit" 0 "now 100000000000," "$FW" plan --now 100000000000
+expect "plan-now-at-the-limit" 0 "now 100000000000 (5138-11-16T09:46:40Z)," "$FW" plan --now 100000000000
 # --now is checked as the YAML now: is: no job submitted or started after it
 expect "plan-now-checks-submit-times" 2 \
 	'examples/cluster.yaml>:99:17: field jobs[3].submitTime: 1100 is after --now (1000); a snapshot holds the jobs submitted by now, so lower submitTime or raise --now' \
@@ -120,6 +120,36 @@ expect "plan-now-checks-start-times" 2 \
 	'field jobs[0].startTime: 100 is after --now (50); a running job started between its submitTime and now, so lower startTime or raise --now' \
 	"$FW" plan --now 50
 expect "plan-now-after-every-job" 0 "now 5000," "$FW" plan --now 5000
+# a snapshot whose now is a Unix time (a real date) writes its reasons'
+# times as UTC dates, as the daemon does; virtual seconds stay "t=" (the
+# scenario goldens keep theirs): tests/scenario/backfill_reservation.yaml
+# moved by 1796567000 s, so its t=2000 and t=2500 are these dates
+DT=$(mktemp -d)
+sed -e 's/^now: 1000$/now: 1796568000/' -e 's/startTime: 900$/startTime: 1796567900/' \
+	-e 's/startTime: 0$/startTime: 1796567000/' -e 's/submitTime: \([1-3]0\),/submitTime: 17965670\1,/' \
+	tests/scenario/backfill_reservation.yaml >"$DT/dated.yaml"
+expect "plan-dated-reserved-from-a-date" 0 \
+	"reserved: nodes are held for it from 2026-12-06T14:56:40Z (in 16m40s)" "$FW" plan --config "$DT/dated.yaml" --json
+expect "plan-dated-header-says-the-date" 0 "fairway plan: policy fairway, now 1796568000 (2026-12-06T14:40:00Z), 2 nodes" \
+	"$FW" plan --config "$DT/dated.yaml"
+if out=$("$FW" plan --config "$DT/dated.yaml" 2>&1) &&
+	grep -Eq '^  big +team +16\.00 +2  2026-12-06T14:56:40Z  n0,n1$' <<<"$out" &&
+	grep -Eq '^  JOB .* TASKS  AT {20}NODES$' <<<"$out"; then
+	ok "plan-dated-reserved-at-a-date"
+else
+	bad "plan-dated-reserved-at-a-date"; grep -A3 '^RESERVED' <<<"$out"
+fi
+expect "plan-dated-due-at-a-date" 0 \
+	"would delay the reservation of big (due at 2026-12-06T14:56:40Z)" "$FW" plan --config "$DT/dated.yaml"
+if out=$("$FW" plan --config "$DT/dated.yaml" --json 2>&1) && ! grep -q 't=[0-9]' <<<"$out"; then
+	ok "plan-dated-no-unix-seconds"
+else
+	bad "plan-dated-no-unix-seconds: $(grep -o 't=[0-9]*' <<<"$out" | head -3)"
+fi
+expect "plan-virtual-seconds-stay-t" 0 "reserved: nodes are held for it from t=2000 (in 16m40s)" \
+	"$FW" plan --config tests/scenario/backfill_reservation.yaml --json
+expect "plan-help-says-dates" 0 'as UTC dates, "2026-12-06T16:42:05Z"' "$FW" plan --help
+rm -rf "$DT"
 # GNU-style --flag=value everywhere, and a bare flag refuses one
 expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
 # the QUEUES table names its weight column as `fairway fairshare` does: the
@@ -2296,7 +2326,7 @@ expect "sim-run-max-runtime-variant-bad-value" 2 "--policies: max-runtime=1h1.5s
 	"$FW" sim run --trace x --policies fifo:max-runtime=1h1.5s
 expect "sim-run-max-runtime-in-help" 0 "--max-runtime S     run-time limit of every queue" "$FW" sim run --help
 printf 'job_id,submission_time,duration,num_gpu\nA,0,1000,8\nB,5,50,8\nC,20,95,8\nD,30,98,4\n' >"$SV/lim.csv"
-expect "sim-run-max-runtime-summary-line" 0 "run-time limit 95 s: 1 job ended by it (0.2 GPU-h run, 2.0 GPU-h of their work cut)" \
+expect "sim-run-max-runtime-summary-line" 0 "run-time limit 1m35s: 1 job ended by it (0.2 GPU-h run, 2.0 GPU-h of their work cut)" \
 	"$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo,fifo:max-runtime=0 --max-runtime 95 \
 	--json "$SV/lim.json" --jobs "$SV/limj.csv"
 "$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo:max-runtime=95 \
@@ -2330,7 +2360,7 @@ assert v["maxRuntimeS"] == 0 and v["policies"][0]["maxRuntimeS"] == 95
 assert all(v["policies"][0][k] == on[k] for k in ("timedOutJobs", "jctMeanS", "occupancy", "byGpus")), "variant = flag"
 PY
 then ok "sim-run-max-runtime-ends-jobs"; else bad "sim-run-max-runtime-ends-jobs"; fi
-if grep -qF "run-time limit 95 s: 1 job ended by it" "$SV/limv.out" && ! grep -qF "run-time limit" "$SV/lim0.out"; then
+if grep -qF "run-time limit 1m35s: 1 job ended by it" "$SV/limv.out" && ! grep -qF "run-time limit" "$SV/lim0.out"; then
 	ok "sim-run-max-runtime-line-only-with-a-limit"
 else
 	bad "sim-run-max-runtime-line-only-with-a-limit"
@@ -2835,8 +2865,18 @@ expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
 expect "health-sim-unknown-flag" 2 "unknown or incomplete option \"--bogus\"" "$HS" --bogus
 expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds 0
 expect "health-sim-bad-silent" 2 "--silent needs a number in [0, 1]" "$HS" --silent 1.5
-expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --crash 0
-expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
+expect "health-sim-bad-crash" 2 "--crash needs a duration from 1 s to 1 day in whole seconds, not '0'" "$HS" --crash 0
+expect "health-sim-missing-detect" 2 "--detect needs a duration from 0 s to 30 days" "$HS" --detect
+# duration flags take the config's durations (docs/config.md), one parser
+# for both; a bad one is refused naming the flag, its range and the forms
+expect "health-sim-duration-forms" 2 \
+	"--repair needs a duration from 0 s to 30 days in whole seconds, not '4 hours': write seconds (300) or a number with a unit s, m, h, d (90s, 10m, 2h, 1d, 1h30m); see --help" \
+	"$HS" --repair "4 hours"
+for dv in "--crash|1.5s" "--crash|-0" "--crash|-5m" "--detect|31d" "--flap-down|2d" "--lemon-window|0s" "--probation|1e3" \
+	"--gpu-repair|" "--flap-hold|h" "--restart|8d"; do
+	expect "health-sim-bad-duration: ${dv%%|*} '${dv#*|}'" 2 "${dv%%|*} needs a duration from " "$HS" "${dv%%|*}" "${dv#*|}"
+done
+expect "health-sim-help-says-durations" 0 "A duration S is seconds (300) or a number with a unit s, m, h, d" "$HS" --help
 expect "health-sim-bad-gpu-faults" 2 "--gpu-faults needs a number in [0, 1]" "$HS" --gpu-faults -0.1
 expect "health-sim-empty-value-is-no-number" 2 "--rate needs a number in [0, 1000]" "$HS" --rate ""
 # numbers in plain decimal digits, as every fairway flag takes them (strtod
@@ -2847,8 +2887,8 @@ for hv in "--seeds|1e1" "--seeds|0x5" "--rate| 5" "--load|+0.5" "--flaky|inf" "-
 done
 expect "health-sim-bad-value-is-echoed" 2 "--seeds needs a number in [1, 100], not 'abc' (decimal digits, e.g. 1); see --help" \
 	"$HS" --seeds abc
-expect "health-sim-range-without-exponent" 2 "--detect needs a number in [0, 2592000]" "$HS" --detect
-expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS" --gpu-repair 0
+expect "health-sim-range-without-exponent" 2 "--flaky needs a number in [0, 1]" "$HS" --flaky
+expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a duration from 1 s to 365 days" "$HS" --gpu-repair 0
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
 expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
 	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
@@ -2874,8 +2914,8 @@ fi
 # Every setting of the failure and health models reaches the run, and the
 # document's setup says which were used (in units that fit them).
 "$HS" --seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 2 --nodes 16 --load 0.5 --flaky 0.1 \
-	--repair 7200 --history 30 --restart 120 --probation 5400 --flap-window 86400 --flap-hold 3600 \
-	--flap-threshold 1 --lemon-window 864000 --lemon-threshold 5 --lemon-gang 32 --out "$HS_TMP/set.md" >/dev/null 2>&1
+	--repair 2h --history 30 --restart 120 --probation 1h30m --flap-window 1d --flap-hold 3600s \
+	--flap-threshold 1 --lemon-window=10d --lemon-threshold 5 --lemon-gang 32 --out "$HS_TMP/set.md" >/dev/null 2>&1
 set_ok=1
 for want in "at 50% offered load" "10% of nodes flaky at 10x, repair 2.0 h" "30 days of history" "costs 120 s on top" \
 	"with these settings, not its defaults (probation 90 min after a" "1 failure within 1 day holds a node suspect for 1 h" \
@@ -2996,7 +3036,8 @@ else
 fi
 # NVLink flaps: bad values refused; a run whose setup says flaps are in
 expect "health-sim-bad-flaps" 2 "--flaps needs a number in [0, " "$HS" --flaps -1
-expect "health-sim-bad-flap-down" 2 "--flap-down needs a number in [1, 86400]" "$HS" --flap-down 0
+expect "health-sim-bad-flap-down" 2 "--flap-down needs a duration from 1 s to 1 day in whole seconds, not '0'" "$HS" --flap-down 0
+expect "health-sim-flap-down-joined-duration" 2 "--flap-down needs a duration from 1 s to 1 day in whole seconds, not '25h'" "$HS" --flap-down=25h
 # (values joined with '=' here: the same run, as a user may type it)
 expect "health-sim-flap-run" 0 "llm-fleet seed 1" "$HS" --seeds=1 --holdout 0 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --flaps=300 --flap-down=300 --out="$HS_TMP/f.md"
@@ -3061,7 +3102,8 @@ if [ -x "$AG" ]; then
 		echo token >"$AG_TMP/tok"
 		out=$(timeout 20 "$AG" --nvml "$B/agent/libfake_nvml.so" --node n1 --watch --interval 1 --count 2 --wait 0 \
 			--server http://127.0.0.1:1 --token-file "$AG_TMP/tok" 2>&1 >/dev/null)
-		if [ "$(grep -c 'not sent' <<<"$out")" = 2 ] && [ "$(grep -c 'next try in 1 s' <<<"$out")" = 1 ] &&
+		if [ "$(grep -c 'not sent' <<<"$out")" = 2 ] && [ "$(grep -c 'next try in 1s$' <<<"$out")" = 1 ] &&
+			[ "$(grep -Ec '^fairway-agent: report of 20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-9:]{8}Z not sent' <<<"$out")" = 2 ] &&
 			tail -1 <<<"$out" | grep -qF "that was the last report"; then
 			ok "agent-watch-no-retry-after-the-last"
 		else

@@ -2714,6 +2714,24 @@ static const char *span_of(json_t *v, bool ms, char *buf, size_t n)
 	return buf;
 }
 
+/* The cycle period as `fairway serve --period` takes it: "-" when null;
+ * whole seconds in the core's words ("1s", "1m", "2m30s": span.h), a
+ * fraction as the flag writes one ("500ms", "2.5s"). */
+static const char *period_of(json_t *v, char *buf, size_t n)
+{
+	double x = json_number_value(v);
+
+	if (!json_is_number(v) || !(x > 0 && x < 1e15)) /* at most 1h: never cut */
+		snprintf(buf, n, "-");
+	else if (x == floor(x))
+		fw_span_format((int64_t)x, buf, n);
+	else if (x < 1)
+		snprintf(buf, n, "%gms", 1000 * x);
+	else
+		snprintf(buf, n, "%gs", x);
+	return buf;
+}
+
 /* A quantile's bound ("<= 5m", "<= 24h00m"): "-" with no start, "> 168h00m"
  * past the last bucket (7 days, FW_WAIT_BUCKETS in connectors/serve
  * serve_int.h), in hours as every span of the client. */
@@ -2750,8 +2768,9 @@ static int cmd_stats(struct opts *o)
 	}
 	cy = json_object_get(r, "cycles");
 	de = json_object_get(r, "decisions");
-	printf("fairway serve (%s backend), up %s, a cycle every %g s\n", str(r, "backend"),
-	       span_of(json_object_get(r, "uptimeSeconds"), false, a, sizeof a), num(r, "periodSeconds"));
+	printf("fairway serve (%s backend), up %s, a cycle every %s\n", str(r, "backend"),
+	       span_of(json_object_get(r, "uptimeSeconds"), false, a, sizeof a),
+	       period_of(json_object_get(r, "periodSeconds"), b, sizeof b));
 	printf("cycles      %.0f applied, %.0f stale (planned again), %.0f failed\n", num(cy, "applied"),
 	       num(cy, "stale"), num(cy, "failed"));
 	printf("cycle time  mean %s, last %s, longest %s; %.0f%% of all cycles' time holding the state lock\n",

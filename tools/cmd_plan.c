@@ -49,6 +49,11 @@ static const char plan_usage[] =
 	"                  stderr says when more match); the cycle and the fair\n"
 	"                  share stay whole\n"
 	"\n"
+	"Times in the reasons: when the snapshot's now is a Unix time (1000000000\n"
+	"or more: a date from 2001-09-09 on, as a snapshot of a live fleet has),\n"
+	"as UTC dates, \"2026-12-06T16:42:05Z\", the way the daemon writes them;\n"
+	"a smaller now counts virtual seconds (a simulation, the example), \"t=7300\".\n"
+	"\n"
 	"Examples:\n"
 	"  fairway plan\n"
 	"  fairway plan --config examples/cluster.yaml --json | jq '.pending'\n"
@@ -157,6 +162,7 @@ static int load(const struct plan_args *a, struct fw_snapshot **s)
 		fprintf(stderr, "fairway plan: error: %s\n", msg);
 		return 2;
 	}
+	(*s)->config.utc_times = fw_time_is_date((*s)->now); /* a real date: its texts write UTC dates */
 	return 0;
 }
 

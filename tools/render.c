@@ -112,15 +112,17 @@ static const char *evicted_for(const struct fw_snapshot *s, const struct fw_deci
 static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
 			    enum fw_decision_kind kind)
 {
-	char nodes[160], lost[24], limit[32];
+	char nodes[160], lost[24], limit[32], at[FW_TIME_TEXT_MAX];
 	int32_t n = count_kind(p, kind);
+	bool utc = s->config.utc_times; /* AT: a date ("2026-12-06T14:56:40Z"), else seconds */
 
 	fprintf(f, "\n%s (%d)\n",
 		kind == FW_DECIDE_START ? "STARTED" : kind == FW_DECIDE_EVICT ? "EVICTED" : "RESERVED", (int)n);
 	if (!n)
 		return;
 	fprintf(f, "  %-20s %-14s %6s %5s  %s%s\n", "JOB", "QUEUE", "GPUS", "TASKS",
-		kind == FW_DECIDE_START ? "" : kind == FW_DECIDE_EVICT ? "WHY             FOR                  LOSES   " : "AT        ",
+		kind == FW_DECIDE_START ? "" : kind == FW_DECIDE_EVICT ? "WHY             FOR                  LOSES   " :
+		utc ? "AT                    " : "AT        ",
 		"NODES");
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *d = &p->decisions[i];
@@ -137,8 +139,10 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 		if (kind == FW_DECIDE_EVICT)
 			fprintf(f, "%-15s %-20s %-7s ", fw_reason_name(d->reason), evicted_for(s, d, limit, sizeof limit),
 				fw_render_span(fw_job_lost_work(s, j, p->now), lost, sizeof lost));
+		else if (kind != FW_DECIDE_START && utc)
+			fprintf(f, "%-21s ", fw_utc_format(d->at, at, sizeof at));
 		else if (kind != FW_DECIDE_START)
-			fprintf(f, "%-10lld", (long long)d->at);
+			fprintf(f, "%-9lld ", (long long)d->at);
 		fprintf(f, "%s\n", nodes);
 	}
 }
@@ -232,13 +236,16 @@ void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan 
 		     const struct fw_policy_ops *pol)
 {
 	int32_t pending = 0, again = 0;
+	char utc[FW_TIME_TEXT_MAX], date[FW_TIME_TEXT_MAX + 3] = "";
 
+	if (s->config.utc_times) /* a Unix now: its date beside the seconds it was given in */
+		snprintf(date, sizeof date, " (%s)", fw_utc_format(p->now, utc, sizeof utc));
 	for (int32_t j = 0; j < s->njobs; j++)
 		pending += s->jobs[j].state == FW_JOB_PENDING;
 	for (int32_t i = 0; i < p->ndecisions; i++) /* a move, or a drained job's restart */
 		again += p->decisions[i].kind == FW_DECIDE_START && s->jobs[p->decisions[i].job].state == FW_JOB_RUNNING;
-	fprintf(f, "fairway plan: policy %s, now %lld, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting (%d with a reservation)",
-		pol->name, (long long)p->now, (int)s->nnodes, (int)s->nqueues, (int)pending,
+	fprintf(f, "fairway plan: policy %s, now %lld%s, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting (%d with a reservation)",
+		pol->name, (long long)p->now, date, (int)s->nnodes, (int)s->nqueues, (int)pending,
 		(int)(count_kind(p, FW_DECIDE_START) - again), (int)p->npending, (int)count_kind(p, FW_DECIDE_RESERVE));
 	if (again)
 		fprintf(f, "; %d running job%s evicted and started again elsewhere", (int)again, again == 1 ? "" : "s");

@@ -169,6 +169,7 @@
 #include "backend.h"
 #include "codec.h"
 #include "fairway/health.h"
+#include "fairway/span.h"
 #include "local.h"
 #include "reason.h"
 #include "store.h"
@@ -1208,14 +1209,15 @@ static void compact(struct fw_backend *b, fw_time now)
 static void purge(struct fw_backend *b, fw_time now)
 {
 	fw_time every = b->min_age / 10;
+	char ago[FW_SPAN_MAX];
 	int n;
 
 	if (b->min_age <= 0 || now < b->purge_at)
 		return;
 	b->purge_at = now + (every < 1 ? 1 : every > 60 ? 60 : every);
 	if ((n = drop_expired(b, now)) < 0) {
-		fprintf(stderr, "fairway serve: cannot purge the jobs that ended %lld s ago or more: %s (retrying)\n",
-			(long long)b->min_age, fw_store_errmsg(b->store));
+		fprintf(stderr, "fairway serve: cannot purge the jobs that ended %s ago or more: %s (retrying)\n",
+			fw_span_format(b->min_age, ago, sizeof ago), fw_store_errmsg(b->store));
 		fw_store_rollback(b->store);
 	} else if (n > 0)
 		compact(b, now);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fairway/span.h"
 #include "slurm_int.h"
 
 /* One read of Slurm's usage (fw_slurm_usage_fetch), the RPC made ahead
@@ -221,9 +222,11 @@ static void use_ask(struct fw_backend *b, struct use_read *r)
  * (r keeps none), its outcome logged once per change. */
 static void use_take(struct fw_backend *b, struct use_read *r, fw_time now)
 {
+	char every[FW_SPAN_MAX];
+
 	if (r->rc != b->use_rc && r->rc == FW_OK)
-		fprintf(stderr, "fairway serve: fair share reads Slurm's decayed GPU usage every %d s\n",
-			FW_SLURM_USAGE_PERIOD_S);
+		fprintf(stderr, "fairway serve: fair share reads Slurm's decayed GPU usage every %s\n",
+			fw_span_format(FW_SLURM_USAGE_PERIOD_S, every, sizeof every));
 	else if (r->rc != b->use_rc)
 		fprintf(stderr, "fairway serve: Slurm's usage not read (%.400s): the daemon's own usage stands\n",
 			r->msg);

@@ -393,7 +393,7 @@ static void usage_report(struct loop *l, int rc, const struct fw_diag *d, int32_
 	const struct fw_snapshot *b = l->base;
 	int32_t top[3] = { -1, -1, -1 };
 	double sum = 0;
-	char msg[1024];
+	char msg[1024], every[FW_SPAN_MAX];
 
 	if (rc != FW_OK) {
 		fw_diag_format(d, msg, sizeof msg);
@@ -405,9 +405,10 @@ static void usage_report(struct loop *l, int rc, const struct fw_diag *d, int32_
 		return;
 	}
 	if (l->usage_rc != FW_OK)
-		fprintf(l->say, "fairway-slurm: fair share reads Slurm's decayed GPU usage every %d s "
+		fprintf(l->say, "fairway-slurm: fair share reads Slurm's decayed GPU usage every %s "
 		       "(PriorityDecayHalfLife %.1f d; usageHalfLife %.1f d ages it in between)\n",
-		       FW_SLURM_USAGE_PERIOD_S, hl / 86400, b->config.usage_half_life_s / 86400);
+		       fw_span_format(FW_SLURM_USAGE_PERIOD_S, every, sizeof every), hl / 86400,
+		       b->config.usage_half_life_s / 86400);
 	if (l->quiet)
 		return (void)fflush(l->say);
 	for (int32_t q = 0; q < b->nqueues; q++) {

@@ -465,12 +465,15 @@ struct fw_sched_config {
 				     * false (default) virtual seconds (a
 				     * simulation, fairway plan's example),
 				     * written "t=125200"; true Unix time
-				     * (the daemon, the Slurm adapter), and
+				     * (the daemon, the Slurm adapter;
+				     * fairway plan when the file's now is a
+				     * date, span.h fw_time_is_date), and
 				     * the reason texts write a time as its
 				     * UTC date, "2026-12-06T16:42:05Z"
 				     * (span.h fw_time_format).  Set by the
 				     * adapter, no YAML key; the cycle never
-				     * reads it, only the texts do */
+				     * reads it, only the texts do (and the
+				     * checker's and validator's messages) */
 };
 #define FW_CHECKPOINT_GRACE_MAX 86400 /* a day: fw_sched_config.checkpoint_grace_s */
 

@@ -195,6 +195,6 @@ check "server down: the report is still printed" has "$T/out" '"node_health":"su
 # ... and --watch logs each failure and keeps going
 agent -- "${POST[@]}" --watch --interval 1 --count 2 --wait 0
 check "server down, --watch: every report printed, every failure logged, exit 1" bash -c \
-	"[ $RC -eq 1 ] && [ \$(wc -l <'$T/out') -eq 2 ] && [ \$(grep -c 'not sent: cannot reach' '$T/err') -eq 2 ] && [ \$(grep -c 'next try in 1 s' '$T/err') -eq 1 ] && tail -1 '$T/err' | grep -qF 'that was the last report'"
+	"[ $RC -eq 1 ] && [ \$(wc -l <'$T/out') -eq 2 ] && [ \$(grep -c 'not sent: cannot reach' '$T/err') -eq 2 ] && [ \$(grep -c 'next try in 1s\$' '$T/err') -eq 1 ] && [ \$(grep -Ec '^fairway-agent: report of 20[0-9]{2}-[0-9-]{5}T[0-9:]{8}Z not sent' '$T/err') -eq 2 ] && tail -1 '$T/err' | grep -qF 'that was the last report'"
 
 finish

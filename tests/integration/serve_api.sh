@@ -2129,6 +2129,8 @@ assert m["fairway_wait_seconds_count{gpus=\"1-8\"}"] == 3 and m["fairway_queue_e
 check "fairway stats: a table of cycles, decisions and time to start" bash -c \
 	"grep -q '^cycles  *[0-9]* applied' '$T/stats-ckpt.txt' && grep -Eq '^1-8 GPUs +3 ' '$T/stats-ckpt.txt' &&
 	 grep -Eq '^a +[0-9.]+ +[0-9.]+ +1 +2 ' '$T/stats-ckpt.txt'"
+check "fairway stats: the period in words, as --period 0.2s takes it (a cycle every 200ms, not 0.2 s)" \
+	grep -Eq '^fairway serve \(local backend\), up [0-9hms]+, a cycle every 200ms$' "$T/stats-ckpt.txt"
 check "/metrics GPU-hours: a held 8 GPUs for less than the section's minute, b some (fairway_queue_gpu_hours_total)" \
 	awk '$1 == "fairway_queue_gpu_hours_total{queue=\"a\"}" {a = $2} $1 == "fairway_queue_gpu_hours_total{queue=\"b\"}" {b = $2}
 	     END {exit !(a > 8 * 10 / 3600 && a <= 8 * 120 / 3600 && b >= 0 && b <= 4 * 60 / 3600)}' "$T/metrics-ckpt"
@@ -3257,6 +3259,9 @@ done
 out=$(FAIRWAY_SERVER="http://127.0.0.1:$PORT/v1/" "$FW" queues 2>&1)
 rc=$?
 check "FAIRWAY_SERVER with a trailing /v1/: read the same way" [ "$rc" -eq 0 -a "$(grep -c '^q ' <<<"$out")" = 1 ]
+out=$("$FW" stats --server "http://127.0.0.1:$PORT" 2>&1)
+check "fairway stats: a whole-second period in the span words of every table (--period 1h: a cycle every 1h00m)" \
+	grep -Eq '^fairway serve \(local backend\), up [0-9hms]+, a cycle every 1h00m$' <<<"$out"
 "$FW" jobs submit --name hog --queue q --gpus 8 --server "http://127.0.0.1:$PORT/" --token-file "$S/token" >/dev/null 2>&1
 check "--server with a trailing slash: a change (POST) reaches the daemon too" [ $? -eq 0 ]
 req POST /v1/cycle

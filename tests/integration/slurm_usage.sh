@@ -91,7 +91,7 @@ fw_start
 # Slurm charges running jobs at its next decay pass (within a minute), and
 # fairway-slurm reads every 30 s
 if wait_until 150 'grep -Eq "usage from Slurm: .*most: team_a [0-9.]*[1-9]" "$T/fairway.log"' &&
-	grep -q "fair share reads Slurm's decayed GPU usage" "$T/fairway.log"; then
+	grep -Eq "fair share reads Slurm's decayed GPU usage every 30s( |\$)" "$T/fairway.log"; then
 	ok usage_read
 else
 	bad usage_read "log: $(grep -i "usage\|error" "$T/fairway.log" | head -5)"
@@ -340,7 +340,7 @@ if [ -x "$FAIRWAY" ] && "$FAIRWAY" serve --help 2>&1 | grep -q '^  slurm'; then
 	fi
 	read -r ua ur <<<"$(serve_usage)"
 	if awk -v a="${ua:-0}" -v r="${ur:-0}" 'BEGIN { exit !(a > 0.1 && r > 0.1) }' &&
-		grep -q "fair share reads Slurm's decayed GPU usage" "$T/serve.log"; then
+		grep -Eq "fair share reads Slurm's decayed GPU usage every 30s( |\$)" "$T/serve.log"; then
 		ok serve_usage_from_slurm
 	else
 		bad serve_usage_from_slurm "team_a usage '$ua' GPU-h, root's '$ur' (expected > 0.1 each); $(tail -3 "$T/serve.log")"

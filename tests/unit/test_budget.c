@@ -173,6 +173,10 @@ TEST(the_checker_refuses_a_held_job_expected_too_soon)
 	ASSERT_EQ(check_moved_estimate(&x, x.s->now + WEEK - 10, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "job w is expected at t=1604790, but queue Q's usage is over its budget until "
 				   "t=1604800 at the soonest");
+	x.s->config.utc_times = true; /* a Unix clock's texts: UTC dates, the bound to the second */
+	ASSERT_EQ(check_moved_estimate(&x, x.s->now + WEEK - 10, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job w is expected at 1970-01-19T13:46:30Z, but queue Q's usage is over its "
+				   "budget until 1970-01-19T13:46:40Z at the soonest");
 	fw_snapshot_free(x.s);
 }
 
@@ -809,6 +813,11 @@ TEST(safe_the_checker_refuses_a_short_job_expected_too_soon)
 	ASSERT_EQ(check_moved_estimate(&x, x.s->now + 600, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "job w is expected at t=1000600, but its run of 16.0 GPU-hours fits queue Q's "
 				   "budget of 100 no sooner than t=");
+	x.s->config.utc_times = true; /* a Unix clock's texts: UTC dates */
+	ASSERT_EQ(check_moved_estimate(&x, x.s->now + 600, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job w is expected at 1970-01-12T13:56:40Z, but its run of 16.0 GPU-hours fits "
+				   "queue Q's budget of 100 no sooner than 1970-01-");
+	ASSERT(strstr(d.msg, "t=") == NULL);
 	fw_snapshot_free(x.s);
 }
 

@@ -992,6 +992,23 @@ static void c_reservation_delayed(struct fw_snapshot *s, struct fw_plan *p)
 	(void)p;
 	s->jobs[CS_SMALL].expected_runtime = 5000; /* it backfilled past big's time */
 }
+/* The same three under utc_times (the daemon's clock, Slurm's, a dated
+ * plan --config): the checker writes UTC dates, never "t=". */
+static void c_estimate_past_utc(struct fw_snapshot *s, struct fw_plan *p)
+{
+	s->config.utc_times = true;
+	c_estimate_past(s, p);
+}
+static void c_reserved_elsewhen_utc(struct fw_snapshot *s, struct fw_plan *p)
+{
+	s->config.utc_times = true;
+	c_reserved_elsewhen(s, p);
+}
+static void c_reservation_delayed_utc(struct fw_snapshot *s, struct fw_plan *p)
+{
+	s->config.utc_times = true;
+	c_reservation_delayed(s, p);
+}
 static void c_reservation_cpu(struct fw_snapshot *s, struct fw_plan *p)
 {
 	(void)p;
@@ -2154,6 +2171,12 @@ TEST(checker_names_every_broken_rule)
 		{ "a reservation without an estimate", c_reserved_unknown, "has a reservation but no expected start" },
 		{ "a reservation at another time than its estimate", c_reserved_elsewhen,
 		  "job big: expected start t=1060, but its reservation is at t=1000" },
+		{ "an estimate before now, in dates", c_estimate_past_utc,
+		  "job late is expected to start at 1970-01-01T00:01:39Z, not after now (1970-01-01T00:01:40Z)" },
+		{ "a reservation at another time than its estimate, in dates", c_reserved_elsewhen_utc,
+		  "job big: expected start 1970-01-01T00:17:40Z, but its reservation is at 1970-01-01T00:16:40Z" },
+		{ "backfill that delays a reservation, in dates", c_reservation_delayed_utc,
+		  "the reservation of job big at 1970-01-01T00:16:40Z finds GPU 0 of b0 busy: a start delays it" },
 		{ "a reservation in the past", c_reservation_past, "reservation for job big is in the past or incomplete" },
 		{ "a reservation of 3 of 4 tasks", c_reservation_partial, "is in the past or incomplete" },
 		{ "backfill that delays a reservation", c_reservation_delayed,
@@ -3574,6 +3597,10 @@ TEST(checker_catches_a_bad_checkpoint_wait)
 	r->b = 1400; /* not a3's next checkpoint */
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
 	ASSERT(strstr(d.msg, "checkpoint at t=1400, which is not its next one"));
+	s->config.utc_times = true; /* a Unix clock's texts: UTC dates */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT(strstr(d.msg, "checkpoint at 1970-01-01T00:23:20Z, which is not its next one"));
+	s->config.utc_times = false;
 	r->b = 1500;
 	r->expected_start = 1600;
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
@@ -5202,6 +5229,20 @@ TEST(a_node_that_leaves_takes_only_work_that_ends_before)
 	s->nodes[1].away_at = 8000;
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
 	ASSERT_STR_CONTAINS(d.msg, "node n1 is back at t=8000, not after it leaves (t=8000)");
+	/* under utc_times (a Unix clock: the daemon, Slurm, a dated plan
+	 * --config) the same refusals write UTC dates */
+	s->config.utc_times = true;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "node n1 is back at 1970-01-01T02:13:20Z, not after it leaves (1970-01-01T02:13:20Z)");
+	s->nodes[1].away_at = 1000;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "node n1 leaves at 1970-01-01T00:16:40Z, not after now (1970-01-01T00:16:40Z)");
+	s->nodes[1].away_at = 4600;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job w at 1970-01-01T00:16:40Z runs into node n1's departure at 1970-01-01T01:16:40Z");
+	ASSERT(strstr(d.msg, "t=") == NULL);
+	s->config.utc_times = false;
 	/* ignored on a node that takes no work now */
 	s->nodes[1].schedulable = false;
 	s->nodes[1].away_at = 2000;

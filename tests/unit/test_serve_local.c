@@ -2403,6 +2403,9 @@ TEST(ended_jobs_are_forgotten_after_min_job_age)
 	struct fw_diag dg;
 	struct fw_backend_config cfg;
 	uint64_t gen;
+	FILE *tmp = tmpfile(); /* the refused purge's line on stderr */
+	char err[1024];
+	int keep;
 
 	setup(&b);
 	fw_backend_local.close(b);
@@ -2425,8 +2428,21 @@ TEST(ended_jobs_are_forgotten_after_min_job_age)
 	ASSERT_EQ(fw_local_purged(b), 0);
 
 	sql("CREATE TRIGGER failing BEFORE DELETE ON jobs BEGIN SELECT RAISE(ABORT, 'injected: read-only'); END;");
+	fflush(stderr);
+	keep = dup(2);
+	ASSERT(tmp != NULL && keep >= 0);
+	dup2(fileno(tmp), 2);
 	fw_snapshot_free(world(b, 1114, &w));
+	fflush(stderr);
+	dup2(keep, 2);
+	close(keep);
+	rewind(tmp);
+	err[fread(err, 1, sizeof err - 1, tmp)] = '\0';
+	fclose(tmp);
 	ASSERT_STR_EQ(names_of(b), "a bad c wait long "); /* refused: nothing forgotten */
+	/* said once, min-job-age in the span words of every text (1m40s, not 100 s) */
+	ASSERT(strstr(err, "fairway serve: cannot purge the jobs that ended 1m40s ago or more: ") != NULL);
+	ASSERT(strstr(err, "(retrying)\n") != NULL);
 	drop_failing();
 	sql("DELETE FROM jobs WHERE key = 'c';"); /* an operator's sqlite3: c has no document left */
 	fw_snapshot_free(world(b, 1120, &w)); /* too soon after the refused purge */

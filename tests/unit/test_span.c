@@ -212,8 +212,29 @@ TEST(reason_texts_write_times_by_the_snapshots_clock)
 	fw_snapshot_free(s);
 }
 
+/* A now of 10^9 s (2001-09-09T01:46:40Z) or more reads as a Unix time (a
+ * dated snapshot: `fairway plan --config` writes its dates), a smaller
+ * one as virtual seconds (the scenarios' 100..300000, the simulator's); a
+ * now past the last date fw_utc_format writes is no date either. */
+TEST(a_now_from_2001_on_is_a_date)
+{
+	char buf[FW_TIME_TEXT_MAX];
+
+	ASSERT(!fw_time_is_date(0));
+	ASSERT(!fw_time_is_date(300000));
+	ASSERT(!fw_time_is_date(FW_UTC_FROM - 1));
+	ASSERT(fw_time_is_date(FW_UTC_FROM));
+	ASSERT_STR_EQ(fw_utc_format(FW_UTC_FROM, buf, sizeof buf), "2001-09-09T01:46:40Z");
+	ASSERT(fw_time_is_date(1796575325));
+	ASSERT(fw_time_is_date(100000000000)); /* the config's largest now */
+	ASSERT(fw_time_is_date(FW_UTC_MAX));
+	ASSERT(!fw_time_is_date(FW_UTC_MAX + 1));
+	ASSERT(!fw_time_is_date(-1));
+	ASSERT(!fw_time_is_date(INT64_MIN));
+}
+
 TEST_MAIN(seconds_below_a_minute, minutes_with_seconds_only_when_some, hours_with_two_digit_minutes_and_no_days,
 	  huge_values_in_full, negative_is_a_minus_then_the_same_words, cut_to_fit_like_snprintf,
 	  reason_texts_write_spans_in_words, utc_dates_at_the_calendars_edges, utc_out_of_range_is_the_seconds,
 	  utc_agrees_with_gmtime, utc_minute_rounds_up, time_format_by_clock_and_cut_to_fit,
-	  reason_texts_write_times_by_the_snapshots_clock)
+	  reason_texts_write_times_by_the_snapshots_clock, a_now_from_2001_on_is_a_date)
