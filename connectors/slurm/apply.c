@@ -964,18 +964,6 @@ static int comment(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
 	return 1;
 }
 
-/* "2026-12-01T19:10Z", as the waiting comments write times: rounded up
- * to the minute, never a minute already past (fairway/span.h). */
-static const char *begin_text(time_t t, char *buf, size_t len)
-{
-	return fw_utc_format_minute((int64_t)t, buf, len);
-}
-
-const char *fw__slurm_minute_text(time_t t, char *buf, size_t len)
-{
-	return begin_text(t, buf, len);
-}
-
 /* No node of the job's partitions is left by its --exclude and
  * --constraint (filter.c): say which of them it asked. */
 static void no_node_text(const slurm_job_info_t *j, char *buf, size_t len)
@@ -1138,7 +1126,7 @@ static void begin_wait_text(const slurm_job_info_t *j, char *buf, size_t len)
 {
 	char when[32];
 
-	begin_text(j->eligible_time, when, sizeof when);
+	fw_utc_format_minute((int64_t)j->eligible_time, when, sizeof when); /* rounded up to the minute */
 	if (j->restart_cnt > 0)
 		snprintf(buf, len, "fairway: requeued (%u time%s): Slurm starts it again only from its begin time, "
 			 "%s (EligibleTime, set by the requeue): held until then", (unsigned)j->restart_cnt,

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fairway/span.h"
 #include "slurm_int.h"
 
 #define MARK "fairway: "
@@ -102,7 +103,7 @@ static void begin_text(const slurm_job_info_t *j, char *buf, size_t n)
 {
 	char at[40];
 
-	fw__slurm_minute_text(j->eligible_time, at, sizeof at);
+	fw_utc_format_minute((int64_t)j->eligible_time, at, sizeof at); /* rounded up to the minute */
 	if (j->restart_cnt > 0)
 		snprintf(buf, n, "requeued (%u time%s): Slurm starts a requeued job again only from its begin time, %s "
 			 "(EligibleTime: the requeue plus AuthInfo's cred_expire, 120 s by default), its expected start "

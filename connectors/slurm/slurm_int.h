@@ -450,9 +450,6 @@ int64_t fw__slurm_job_gpus(const slurm_job_info_t *j);
 
 /* apply.c: the comment of a held job fairway cannot schedule */
 void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len);
-/* Time t as the waiting comments write it, "2026-12-01T19:10Z", rounded
- * up to the minute (apply.c). */
-const char *fw__slurm_minute_text(time_t t, char *buf, size_t len);
 
 /* gres.c: "gpu:h100:8", "gres:gpu:4", "gpu:h100:2(IDX:0-1,4)" */
 #define FW__GRES_MAX (1 << 20) /* a larger GPU count reads as this */
