@@ -25,9 +25,10 @@
  *   3. adopt    under the lock, at the apply of the plan so made, and
  *               only while the handle's generation is the capture's (else
  *               the plan is stale: apply() would refuse it anyway): the
- *               shadow's jobs left out, user names and counts (job_submit.lua's
- *               mismatches too, for fw_slurm_warn) become the handle's, as
- *               if the read had built them there.  Equal
+ *               shadow's jobs left out, user names and counts (those of
+ *               job_submit.lua's mismatches too, for fw_slurm_warn)
+ *               become the handle's, as if the read had built them
+ *               there.  Equal
  *               generations mean equal messages: a read that adopted a
  *               new one moved the generation (read.c adopt), so the
  *               index the capture made still fits;
