@@ -964,18 +964,6 @@ static int comment(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
 	return 1;
 }
 
-/* "2026-12-01T19:10Z", as the waiting comments write times: rounded up
- * to the minute, never a minute already past (fairway/span.h). */
-static const char *begin_text(time_t t, char *buf, size_t len)
-{
-	return fw_utc_format_minute((int64_t)t, buf, len);
-}
-
-const char *fw__slurm_minute_text(time_t t, char *buf, size_t len)
-{
-	return begin_text(t, buf, len);
-}
-
 /* No node of the job's partitions is left by its --exclude and
  * --constraint (filter.c): say which of them it asked. */
 static void no_node_text(const slurm_job_info_t *j, char *buf, size_t len)
@@ -1138,7 +1126,7 @@ static void begin_wait_text(const slurm_job_info_t *j, char *buf, size_t len)
 {
 	char when[32];
 
-	begin_text(j->eligible_time, when, sizeof when);
+	fw_utc_format_minute((int64_t)j->eligible_time, when, sizeof when); /* rounded up to the minute */
 	if (j->restart_cnt > 0)
 		snprintf(buf, len, "fairway: requeued (%u time%s): Slurm starts it again only from its begin time, "
 			 "%s (EligibleTime, set by the requeue): held until then", (unsigned)j->restart_cnt,
@@ -1147,11 +1135,22 @@ static void begin_wait_text(const slurm_job_info_t *j, char *buf, size_t len)
 		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then", when);
 }
 
-/* Held until a time: its begin time, or one of its array's running tasks
- * ending. */
+/* Held until a time: its begin time, one of its array's running tasks
+ * ending, or its partition starting jobs again (DOWN, INACTIVE) or back
+ * in Slurm (gone: deleted since fairway started). */
 static void until_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
 {
+	const char *p = fw__set(j->partition) ? j->partition : "";
+
 	switch (o->why) {
+	case FW__ORPHAN_PART_DOWN:
+		if (o->n == FW__PART_GONE)
+			snprintf(buf, len, "fairway: partition %.40s is gone from Slurm: held until it is back "
+				 "(scontrol update jobid=%u partition=NAME moves it)", p, (unsigned)j->job_id);
+		else
+			snprintf(buf, len, "fairway: partition %.40s is %s in Slurm, which starts none of its jobs: "
+				 "held until it is UP", p, fw__part_state_word((enum fw__part_state)o->n));
+		break;
 	case FW__ORPHAN_BEGIN:
 		begin_wait_text(j, buf, len);
 		break;
@@ -1204,6 +1203,7 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		break;
 	case FW__ORPHAN_BEGIN:
 	case FW__ORPHAN_THROTTLE:
+	case FW__ORPHAN_PART_DOWN:
 		until_text(o, j, buf, len);
 		break;
 	}

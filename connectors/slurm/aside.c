@@ -22,6 +22,8 @@
  *   slurm_limit        released, and a limit of Slurm's own holds it back
  *   released           a heterogeneous job's component released onto
  *                      nodes others hold now
+ *   partition_down     held, and its partition starts no job now: DOWN
+ *                      or INACTIVE in Slurm, or gone from it
  *   not_plannable      a request fairway cannot plan (its comment's words)
  * The texts of the first three and of begin_time are written for the API
  * (what to run, with the job's id or the reservation's name); the others
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fairway/span.h"
 #include "slurm_int.h"
 
 #define MARK "fairway: "
@@ -40,7 +43,7 @@
  * GET /v1/jobs?reason= takes beside the plan's). */
 const char *const fw_slurm_aside_reasons[] = { "held", "slurm_reservation", "in_reservation", "dependency",
 					       "begin_time", "array_throttle", "slurm_limit", "released",
-					       "not_plannable", NULL };
+					       "partition_down", "not_plannable", NULL };
 
 static const char *reason_of(const struct fw__orphan *o, const slurm_job_info_t *j)
 {
@@ -55,6 +58,7 @@ static const char *reason_of(const struct fw__orphan *o, const slurm_job_info_t 
 	case FW__ORPHAN_THROTTLE: return "array_throttle";
 	case FW__ORPHAN_SLURM_HOLD: return "slurm_limit";
 	case FW__ORPHAN_HET_RELEASED: return "released";
+	case FW__ORPHAN_PART_DOWN: return "partition_down";
 	default: return "not_plannable";
 	}
 }
@@ -102,7 +106,7 @@ static void begin_text(const slurm_job_info_t *j, char *buf, size_t n)
 {
 	char at[40];
 
-	fw__slurm_minute_text(j->eligible_time, at, sizeof at);
+	fw_utc_format_minute((int64_t)j->eligible_time, at, sizeof at); /* rounded up to the minute */
 	if (j->restart_cnt > 0)
 		snprintf(buf, n, "requeued (%u time%s): Slurm starts a requeued job again only from its begin time, %s "
 			 "(EligibleTime: the requeue plus AuthInfo's cred_expire, 120 s by default), its expected start "

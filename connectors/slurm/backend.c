@@ -78,6 +78,16 @@ static void budget_log(struct fw_backend *b)
 	}
 }
 
+/* What Slurm's setup does not give fairway (a managed partition gone or
+ * down, job_submit.lua and partitions= disagreeing), warned once per
+ * change as fairway-slurm warns (warn.c): after a whole read, and at the
+ * adopt of a split read's build (what the build found is then the
+ * handle's). */
+static void setup_warn(struct fw_backend *b)
+{
+	fw_slurm_warn(b->h, stderr, "fairway serve");
+}
+
 /* Slurm's GPU-hour budgets come with the read (usage.c), onto s's queues
  * that have none of their own. */
 static int sb_read(struct fw_backend *b, struct fw_snapshot *s,
@@ -85,8 +95,10 @@ static int sb_read(struct fw_backend *b, struct fw_snapshot *s,
 {
 	int rc = fw_slurm_read(b->h, s, w, d);
 
-	if (rc == FW_OK)
+	if (rc == FW_OK) {
 		budget_log(b);
+		setup_warn(b);
+	}
 	return rc;
 }
 
@@ -111,7 +123,11 @@ static int sb_build(const struct fw_backend_copy *c, struct fw_snapshot *s, stru
 
 static bool sb_adopt(struct fw_backend *b, struct fw_backend_copy *c)
 {
-	return fw_slurm_adopt(b->h, (struct fw_slurm_copy *)c);
+	bool ok = fw_slurm_adopt(b->h, (struct fw_slurm_copy *)c);
+
+	if (ok)
+		setup_warn(b);
+	return ok;
 }
 
 static void sb_discard(struct fw_backend_copy *c)

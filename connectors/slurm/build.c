@@ -14,7 +14,8 @@
  *   3. starting jobs fairway released that Slurm has not run yet: running
  *               on their ReqNodes, on GPUs still free after phase 2 and
  *               with the CPU and memory the jobs before them leave;
- *   4. pending  held jobs, each restricted to the nodes its partitions,
+ *   4. pending  held jobs, each restricted to the nodes its partitions
+ *               (those that start jobs now: not DOWN or INACTIVE),
  *               --exclude and --constraint allow, less those an admin's
  *               reservation takes before its time limit ends (filter.c);
  *               a job that asks for a reservation is Slurm's to place
@@ -732,7 +733,8 @@ static int nodelist_placeable(struct build *b, const slurm_job_info_t *j, const 
 }
 
 /* A held job Slurm would not run yet (--begin, which Slurm reports as the
- * eligible time), or that no node fairway may choose suits: released
+ * eligible time; its partitions DOWN, INACTIVE or gone, which the filter
+ * gives no node), or that no node fairway may choose suits: released
  * anyway, it would sit on the nodes fairway chose (booked there in
  * fairway's books) until its begin time, or for ever.  Otherwise 1: the
  * filter knows the nodes it may start on (filter.c).  (A dependency is
@@ -741,12 +743,15 @@ static int nodelist_placeable(struct build *b, const slurm_job_info_t *j, const 
 static int not_placeable(struct build *b, const slurm_job_info_t *j)
 {
 	const char *w = fw__slurm_nodelist(j);
+	enum fw__part_state st;
 	int32_t n;
 
 	if (j->eligible_time > b->s->now)
 		return orphan(b, j, FW__ORPHAN_BEGIN, 0);
 	if ((n = fw__slurm_filter_job(b->filter, j)) == FW__NODES_UNREAD)
 		return orphan(b, j, FW__ORPHAN_CONSTRAINT, 0);
+	if (n == 0 && (st = fw__slurm_parts_state(b->h, j->partition)) != FW__PART_UP)
+		return orphan(b, j, FW__ORPHAN_PART_DOWN, (int32_t)st); /* its partitions start no job */
 	if (w) /* Slurm runs it on every node listed, and those only when
 		* the count is the list's: a filter of exactly them */
 		return nodelist_placeable(b, j, w, n == FW__NODES_ANY ? b->s->nnodes : n);
@@ -1020,7 +1025,7 @@ static void count_busy(struct build *b, const job_info_msg_t *m)
 
 /* job_submit.lua and partitions= disagree on a pending job (fwslurm.h
  * fw_slurm_stats.unheld, .stray): counted, the first of each kept, for
- * the drivers to say once (fairway-slurm). */
+ * the drivers to say once per change (warn.c fw_slurm_warn). */
 static void note_hook(int32_t *n, uint32_t *first, char *part, size_t size, const slurm_job_info_t *j)
 {
 	if ((*n)++ == 0 || j->job_id < *first) {

@@ -25,8 +25,10 @@
  *   3. adopt    under the lock, at the apply of the plan so made, and
  *               only while the handle's generation is the capture's (else
  *               the plan is stale: apply() would refuse it anyway): the
- *               shadow's jobs left out, user names and counts become the
- *               handle's, as if the read had built them there.  Equal
+ *               shadow's jobs left out, user names and counts (those of
+ *               job_submit.lua's mismatches too, for fw_slurm_warn)
+ *               become the handle's, as if the read had built them
+ *               there.  Equal
  *               generations mean equal messages: a read that adopted a
  *               new one moved the generation (read.c adopt), so the
  *               index the capture made still fits;
@@ -205,6 +207,12 @@ bool fw_slurm_adopt(struct fw_slurm *h, struct fw_slurm_copy *c)
 	swap_tables(h, v);
 	h->st.skipped_jobs = v->st.skipped_jobs;
 	h->st.skipped_nodes = v->st.skipped_nodes;
+	h->st.unheld = v->st.unheld; /* job_submit.lua's (build.c hook_check), for fw_slurm_warn */
+	h->st.stray = v->st.stray;
+	h->st.unheld_job = v->st.unheld_job;
+	h->st.stray_job = v->st.stray_job;
+	memcpy(h->st.unheld_part, v->st.unheld_part, sizeof h->st.unheld_part);
+	memcpy(h->st.stray_part, v->st.stray_part, sizeof h->st.stray_part);
 	return true;
 }
 

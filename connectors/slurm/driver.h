@@ -13,7 +13,9 @@
  * every FW_SLURM_USAGE_PERIOD_S seconds (usage.c).  Slurm's GPU-hour
  * budgets come with the read (fw_slurm_read), onto each cycle's snapshot,
  * never the base, so the YAML's own budgets stay told apart; what they
- * are is printed once per change.
+ * are is printed once per change, as are fw_slurm_warn's warnings (a
+ * managed partition gone or down, job_submit.lua and partitions=
+ * disagreeing), which `fairway serve --backend slurm` prints alike.
  */
 #ifndef FAIRWAY_SLURM_DRIVER_H
 #define FAIRWAY_SLURM_DRIVER_H
@@ -43,8 +45,6 @@ struct fw_slurm_loop {
 	int usage_rc;                         /* last read's outcome */
 	uint64_t budget_gen;                  /* the budget note last printed
 					       * (fw_slurm_budget_note) */
-	uint32_t hook_said[2];                /* the unheld and stray jobs
-					       * last warned of (0: none) */
 };
 
 /* 0 = FW_OK; FW_EINVARIANT when the plan broke an invariant. */

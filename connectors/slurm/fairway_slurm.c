@@ -468,33 +468,6 @@ static void budget_report(struct loop *l)
 	fflush(l->say);
 }
 
-/* job_submit.lua and partitions= disagree (fw_slurm_stats.unheld,
- * .stray: build.c hook_check): said once per change of the first job of
- * each, as the budgets are. */
-static void hook_report(struct loop *l)
-{
-	const struct fw_slurm_stats *st = fw_slurm_stats(l->h);
-	uint32_t now[2] = { st->unheld ? st->unheld_job : 0, st->stray ? st->stray_job : 0 };
-
-	if (now[0] && now[0] != l->hook_said[0])
-		fprintf(l->say, "fairway-slurm: warning: %d pending job%s of the managed partitions arrived not held (job %u "
-				"of partition %s: priority above 0, no ReqNodes), so Slurm's own scheduler may start %s on "
-				"nodes fairway did not choose: install contrib/slurm/job_submit.lua (JobSubmitPlugins=lua in "
-				"slurm.conf) with %s in its MANAGED table (docs/slurm.md, Install, step 2); it holds the jobs "
-				"submitted after it\n",
-			(int)st->unheld, st->unheld == 1 ? "" : "s", (unsigned)st->unheld_job, st->unheld_part,
-			st->unheld == 1 ? "it" : "them", st->unheld_part);
-	if (now[1] && now[1] != l->hook_said[1])
-		fprintf(l->say, "fairway-slurm: warning: %d job%s held by job_submit.lua in a partition fairway does not "
-				"manage (job %u of partition %s: priority 0, a \"fairway: \" comment) stay%s held for ever, "
-				"since fairway plans only the partitions of partitions=: add it (--opt partitions=...:%s) or "
-				"take it out of job_submit.lua's MANAGED (DEFAULT_MANAGED for jobs that name none)\n",
-			(int)st->stray, st->stray == 1 ? "" : "s", (unsigned)st->stray_job, st->stray_part,
-			st->stray == 1 ? "s" : "", st->stray_part);
-	fflush(l->say);
-	memcpy(l->hook_said, now, sizeof now);
-}
-
 /* One read of Slurm and one cycle on it, run's and plan's alike: the
  * snapshot (*sp, the caller frees it, NULL-safe), its checked plan (*pp,
  * in l->arena) and the read's generation.  FW_EINVARIANT when the plan
@@ -515,7 +488,7 @@ static int plan_once(struct loop *l, struct fw_snapshot **sp, struct fw_plan **p
 	if ((rc = fw_slurm_read(l->h, s, &w, d)) != FW_OK)
 		return rc;
 	budget_report(l);
-	hook_report(l);
+	fw_slurm_warn(l->h, l->say, "fairway-slurm"); /* partitions gone or down, job_submit.lua */
 	if ((rc = fw_snapshot_validate(s, d)) != FW_OK)
 		return rc;
 	/* phase 2: one cycle, then the plan checker */

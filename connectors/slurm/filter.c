@@ -14,7 +14,9 @@
  * scontrol update in the Comment until it moves it: fw__slurm_nodelist).
  * Phases, in order:
  *   1. form       a --constraint fairway does not read: no answer;
- *   2. partition  the nodes of the job's managed partitions;
+ *   2. partition  the nodes of the job's managed partitions that start
+ *                 jobs now (UP, or DRAIN; not DOWN or INACTIVE: Slurm
+ *                 would run it on none of them);
  *   3. exclude    less the nodes --exclude names;
  *   4. features   less the nodes without the features asked;
  *   5. nodelist   less the nodes -w does not name;
@@ -352,7 +354,9 @@ static int find_soon(struct fw__slurm_filter *f)
 	return FW_OK;
 }
 
-/* The snapshot nodes of each managed partition record. */
+/* The snapshot nodes of each managed partition record: none for one
+ * that starts no job now (DOWN, INACTIVE), so its jobs get none of
+ * them (build.c holds a job left with none: FW__ORPHAN_PART_DOWN). */
 static void count_partitions(struct fw__slurm_filter *f)
 {
 	const partition_info_msg_t *m = f->h->partitions;
@@ -363,8 +367,10 @@ static void count_partitions(struct fw__slurm_filter *f)
 		f->part_nodes[p] = -1;
 		if (!fw__slurm_managed(f->h, pi->name))
 			continue;
-		memset(f->ok, 0, (size_t)f->s->nnodes);
 		f->part_nodes[p] = 0;
+		if (fw__part_state_of(pi) != FW__PART_UP) /* DOWN, INACTIVE: Slurm starts none of its jobs */
+			continue;
+		memset(f->ok, 0, (size_t)f->s->nnodes);
 		for (int k = 0; pi->node_inx && pi->node_inx[k] >= 0; k += 2)
 			for (int32_t i = pi->node_inx[k]; i <= pi->node_inx[k + 1] && (uint32_t)i < n; i++)
 				if (f->inx[i] >= 0 && !f->ok[f->inx[i]]) {

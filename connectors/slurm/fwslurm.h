@@ -122,6 +122,7 @@
 #define FAIRWAY_FWSLURM_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fairway/arena.h"
 #include "fairway/err.h"
@@ -367,6 +368,14 @@ int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap);
 int fw_slurm_ping(struct fw_slurm *h, struct fw_diag *d);
 
 const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h);
+/* What Slurm's setup does not give fairway, as of the last read (warn.c):
+ * a managed partition DOWN, INACTIVE or gone since start (and UP again),
+ * job_submit.lua and partitions= disagreeing (unheld, stray above).
+ * Each is said once per change, one line "WHO: warning: ..." on out
+ * (WHO: "fairway-slurm", "fairway serve"), after every read of either
+ * driver; returns the lines written.  Where a read runs (under the
+ * daemon's lock): it keeps what it said in the handle. */
+int fw_slurm_warn(struct fw_slurm *h, FILE *out, const char *who);
 /* The last RPC slurmctld refused, "what obj: Slurm's error"; "" if none. */
 const char *fw_slurm_last_error(const struct fw_slurm *h);
 

@@ -614,6 +614,56 @@ bool fw__slurm_managed(const struct fw_slurm *h, const char *partitions)
 	return false;
 }
 
+/* ------------------------------------------------------------ partition states */
+
+enum fw__part_state fw__part_state_of(const partition_info_t *p)
+{
+	if (p->state_up & PARTITION_SCHED)
+		return FW__PART_UP;
+	return p->state_up & PARTITION_SUBMIT ? FW__PART_DOWN : FW__PART_INACTIVE;
+}
+
+enum fw__part_state fw__slurm_part_state(const struct fw_slurm *h, const char *name, size_t len)
+{
+	const partition_info_msg_t *m = h->partitions;
+
+	for (uint32_t k = 0; m && k < m->record_count; k++) {
+		const char *n = m->partition_array[k].name;
+		if (n && strlen(n) == len && !strncmp(n, name, len))
+			return fw__part_state_of(&m->partition_array[k]);
+	}
+	return FW__PART_GONE;
+}
+
+const char *fw__part_state_word(enum fw__part_state st)
+{
+	static const char *const words[] = {
+#define FW__PART_WORD(name, word) word,
+		FW__PART_STATE_MAP(FW__PART_WORD)
+#undef FW__PART_WORD
+	};
+
+	return (unsigned)st < sizeof words / sizeof words[0] ? words[st] : "?";
+}
+
+enum fw__part_state fw__slurm_parts_state(const struct fw_slurm *h, const char *partitions)
+{
+	enum fw__part_state first = FW__PART_GONE, st;
+	bool seen = false;
+
+	for (const char *p = partitions; p && *p;) {
+		size_t len = strcspn(p, ",");
+		if (listed_n(h->parts, p, len)) {
+			if ((st = fw__slurm_part_state(h, p, len)) == FW__PART_UP)
+				return st;
+			first = seen ? first : st;
+			seen = true;
+		}
+		p += len + (p[len] == ',');
+	}
+	return first;
+}
+
 slurm_job_info_t *fw__slurm_job(const struct fw_slurm *h, uint32_t id)
 {
 	if (!h->jobs || !h->jhash_cap)

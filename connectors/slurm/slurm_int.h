@@ -121,6 +121,12 @@ enum fw__orphan_why {
 				 * association's or QOS's limit, licenses, its
 				 * partition down): not booked, Slurm starts it
 				 * once that allows (fw__slurm_held_back) */
+	FW__ORPHAN_PART_DOWN,   /* held, and none of its managed partitions
+				 * starts jobs now (n: the first one's
+				 * fw__part_state: DOWN, INACTIVE or gone
+				 * from Slurm since fairway started): Slurm
+				 * would run it nowhere, so fairway plans it
+				 * once one is UP again */
 };
 
 struct fw__orphan {
@@ -128,6 +134,32 @@ struct fw__orphan {
 	enum fw__orphan_why why;
 	int32_t n, m;
 	char resv[FW_NAME_MAX];  /* FW__ORPHAN_RESERVED: a reservation's name */
+};
+
+/* A managed partition as Slurm has it now (read.c fw__slurm_part_state):
+ * starting jobs (UP, or DRAIN: no new submissions, but its pending jobs
+ * start), DOWN (jobs are taken, none starts), INACTIVE (neither), or
+ * gone (deleted since fairway checked it at open).  Only the first
+ * starts jobs, so only its nodes are a held job's (filter.c). */
+#define FW__PART_STATE_MAP(X)                                                  \
+	X(UP, "UP")                                                            \
+	X(DOWN, "DOWN")                                                        \
+	X(INACTIVE, "INACTIVE")                                                \
+	X(GONE, "gone")
+enum fw__part_state {
+#define FW__PART_ENUM(name, word) FW__PART_##name,
+	FW__PART_STATE_MAP(FW__PART_ENUM)
+#undef FW__PART_ENUM
+};
+#define FW__PARTS_MAX 128 /* managed partitions at most: "a,b,..." in 256 bytes */
+
+/* What fw_slurm_warn said last (warn.c), so each warning is said once
+ * per change: the first unheld and stray jobs (0: none), and each managed
+ * partition's state, by its place in the handle's parts (FW__PART_UP
+ * before the first read: a partition DOWN at start is said too). */
+struct fw__said {
+	uint32_t hook[2];
+	uint8_t part[FW__PARTS_MAX];
 };
 
 /* A uid and its user name (read.c), remembered across reads. */
@@ -243,6 +275,7 @@ struct fw_slurm {
 					 * (it names the queues whose own
 					 * budget stands) */
 	uint64_t note_gen;              /* the budget_gen it was made for */
+	struct fw__said said;           /* warn.c: what fw_slurm_warn said */
 };
 
 /* A message a read replaced while a copy still builds from it (read.c). */
@@ -303,6 +336,16 @@ void fw__slurm_budget_note(struct fw_slurm *h, const struct fw_snapshot *s);
  * managed?  Is name one of the comma list's? */
 bool fw__slurm_managed(const struct fw_slurm *h, const char *partitions);
 bool fw__slurm_listed(const char *list, const char *name);
+/* Partition states (FW__PART_STATE_MAP): of a record (UP when it starts
+ * jobs: PARTITION_SCHED); of the partition named by the len bytes at
+ * name, in the last read (FW__PART_GONE when it has none); its word
+ * ("DOWN").  fw__slurm_parts_state: the state of the first of the job's
+ * managed partitions (the comma list) that starts jobs, FW__PART_UP,
+ * else that of the first of them, and FW__PART_GONE when it names none. */
+enum fw__part_state fw__part_state_of(const partition_info_t *p);
+enum fw__part_state fw__slurm_part_state(const struct fw_slurm *h, const char *name, size_t len);
+const char *fw__part_state_word(enum fw__part_state st);
+enum fw__part_state fw__slurm_parts_state(const struct fw_slurm *h, const char *partitions);
 /* The lookups by job id and by (array, task) index the job message of
  * the last load: fw__slurm_index builds them, at the start of each
  * fw__slurm_build (so they always index the records a snapshot names). */
@@ -450,9 +493,6 @@ int64_t fw__slurm_job_gpus(const slurm_job_info_t *j);
 
 /* apply.c: the comment of a held job fairway cannot schedule */
 void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len);
-/* Time t as the waiting comments write it, "2026-12-01T19:10Z", rounded
- * up to the minute (apply.c). */
-const char *fw__slurm_minute_text(time_t t, char *buf, size_t len);
 
 /* gres.c: "gpu:h100:8", "gres:gpu:4", "gpu:h100:2(IDX:0-1,4)" */
 #define FW__GRES_MAX (1 << 20) /* a larger GPU count reads as this */

@@ -54,6 +54,15 @@
  *                                  would end (reserved_holds); a job
  *                                  asking for one is never pending in
  *                                  the snapshot
+ *   P|name|state                  partition name's (gpu, gpu2, cpu)
+ *                                  state_up, Slurm's PARTITION_ bits
+ *                                  (default UP), or "gone": no record
+ *                                  (deleted since fairway started); a
+ *                                  pending job may use no node of a
+ *                                  partition that starts no job (not
+ *                                  PARTITION_SCHED, or gone), and one
+ *                                  of none that does is held
+ *                                  (part_down_holds)
  *   Q|name|priority               one QOS of the table (qos.c): a job
  *                                  naming it takes its Priority first
  *   U|account|user|gpu_seconds    one association's decayed GPU usage
@@ -109,6 +118,8 @@ static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
 struct world {
 	node_info_t nodes[MAXN];
 	bool in[NPART][MAXN];   /* partition p holds node i */
+	uint16_t part_state[NPART]; /* its state_up (P lines; UP by default) */
+	bool part_gone[NPART];  /* no record of it (P|name|gone) */
 	slurm_job_info_t jobs[MAXJ];
 	char *details[MAXJ][8];
 	int nn, nj;
@@ -384,6 +395,16 @@ static void add_resv(struct world *w, char **f, fw_time now)
 	w->nr++;
 }
 
+/* P|name|state: a partition's state_up, or "gone". */
+static void part_line(struct world *w, char **f)
+{
+	for (int p = 0; p < NPART; p++)
+		if (!strcmp(f[1], part_names[p])) {
+			w->part_gone[p] = f[2] && !strcmp(f[2], "gone");
+			w->part_state[p] = (uint16_t)num(f[2]);
+		}
+}
+
 static void read_world(struct world *w, char *buf)
 {
 	char *f[MAXF];
@@ -403,6 +424,8 @@ static void read_world(struct world *w, char *buf)
 			add_job(w, f);
 		else if (f[0] && !strcmp(f[0], "R"))
 			add_resv(w, f, (fw_time)1 << 40);
+		else if (f[0] && !strcmp(f[0], "P") && f[1])
+			part_line(w, f);
 		else if (f[0] && !strcmp(f[0], "Q") && f[1] && strlen(f[1]) < FW_NAME_MAX && w->nq < 8) {
 			snprintf(w->qos[w->nq].name, FW_NAME_MAX, "%s", f[1]);
 			w->qos[w->nq++].priority = (uint32_t)num(f[2]);
@@ -439,20 +462,33 @@ static struct fw_snapshot *queues(const struct world *w)
 	return s;
 }
 
-/* Partition records of the world: each node a range of its own. */
-static void partitions(const struct world *w, partition_info_t *part, int32_t inx[NPART][2 * MAXN + 1])
+/* Partition records of the world, but the gone ones: each node a range
+ * of its own.  Returns how many. */
+static uint32_t partitions(const struct world *w, partition_info_t *part, int32_t inx[NPART][2 * MAXN + 1])
 {
+	uint32_t n = 0;
+
 	for (int p = 0; p < NPART; p++) {
 		int k = 0;
+		if (w->part_gone[p])
+			continue;
 		for (int i = 0; i < w->nn; i++)
 			if (w->in[p][i]) {
 				inx[p][k++] = i;
 				inx[p][k++] = i;
 			}
 		inx[p][k] = -1;
-		part[p].name = (char *)part_names[p];
-		part[p].node_inx = inx[p];
+		part[n].name = (char *)part_names[p];
+		part[n].node_inx = inx[p];
+		part[n++].state_up = w->part_state[p];
 	}
+	return n;
+}
+
+/* Does partition p start jobs (a record, PARTITION_SCHED)? */
+static bool part_starts(const struct world *w, int p)
+{
+	return !w->part_gone[p] && (w->part_state[p] & PARTITION_SCHED);
 }
 
 /* The record a snapshot job name stands for: "ID", or "A_T": task T's
@@ -634,8 +670,8 @@ static void filter_holds(const struct world *w, const struct fw_snapshot *s, con
 		const node_info_t *ni = &w->nodes[i];
 		const char *feats = ni->features_act ? ni->features_act : ni->features;
 		bool in = false;
-		for (int p = 0; p < NPART; p++)
-			in |= w->in[p][i] && fw__slurm_listed(j->partition, part_names[p]);
+		for (int p = 0; p < NPART; p++) /* never a node of a partition that starts no job */
+			in |= w->in[p][i] && fw__slurm_listed(j->partition, part_names[p]) && part_starts(w, p);
 		if (!in || (fw__set(j->features) && fw__constraint_match(j->features, feats) != 1))
 			abort();
 	}
@@ -937,6 +973,38 @@ static void cycle(struct fw_snapshot *s)
 	fw_arena_release(&a);
 }
 
+/* Does the comma list name a managed partition (gpu, gpu2) that starts
+ * jobs? */
+static bool starts_some(const struct world *w, const char *list)
+{
+	for (int p = 0; p < 2; p++)
+		if (fw__slurm_listed(list, part_names[p]) && part_starts(w, p))
+			return true;
+	return false;
+}
+
+/* A job held for its partitions (FW__ORPHAN_PART_DOWN) names no managed
+ * partition that starts jobs, and its state is one that starts none; a
+ * pending job of the snapshot (on nodes) names one that does. */
+static void part_down_holds(const struct world *w, const struct fw_snapshot *s, const struct fw_slurm *h)
+{
+	for (int32_t k = 0; k < h->norphans; k++) {
+		const struct fw__orphan *o = &h->orphans[k];
+		const slurm_job_info_t *j = NULL;
+		if (o->why != FW__ORPHAN_PART_DOWN)
+			continue;
+		for (int i = 0; i < w->nj; i++)
+			j = w->jobs[i].job_id == o->job ? &w->jobs[i] : j;
+		if (!j || starts_some(w, j->partition) || o->n < FW__PART_DOWN || o->n > FW__PART_GONE)
+			abort();
+	}
+	for (int32_t x = 0; x < s->njobs && s->nnodes > 0; x++) {
+		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
+		if (s->jobs[x].state == FW_JOB_PENDING && (!j || !starts_some(w, j->partition)))
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1);
@@ -955,13 +1023,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(buf, data, size);
 	buf[size] = '\0';
+	for (int p = 0; p < NPART; p++)
+		w->part_state[p] = PARTITION_UP;
 	read_world(w, buf);
 	s = queues(w);
 	snprintf(h->parts, sizeof h->parts, "gpu,gpu2");
 	nodes.record_count = (uint32_t)w->nn;
 	nodes.node_array = w->nodes;
-	partitions(w, part, inx);
-	parts.record_count = NPART;
+	parts.record_count = partitions(w, part, inx);
 	parts.partition_array = part;
 	jobs.record_count = (uint32_t)w->nj;
 	jobs.job_array = w->jobs;
@@ -986,6 +1055,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	arrays_hold(w, s);
 	het_hold(w, s);
 	orphans_hold(w, h);
+	part_down_holds(w, s, h);
 	user_holds(w, s, h);
 	listed_holds(w, h);
 	aside_holds(h);

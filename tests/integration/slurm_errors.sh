@@ -40,6 +40,26 @@
 #                           (Slurm may start it itself) and of the gpu job
 #                           that stays held for ever, each named, with the
 #                           fix (both were silent)
+#   serve_hook_mismatch_warned  the same under `fairway serve --backend
+#                           slurm --backend-opt partitions=gpu2`: both
+#                           warnings on its log, once each over several
+#                           cycles, the fix naming --backend-opt (the
+#                           daemon said neither)
+#   part_down_held_warned_once  `scontrol update PartitionName=gpu
+#                           State=DOWN` under `fairway-slurm run`: a job
+#                           submitted then stays held (never released
+#                           into it), its comment says the partition is
+#                           DOWN, and the log says so once over several
+#                           cycles (before: released each cycle, silently)
+#   part_up_again_runs      State=UP: the log says so, the job runs
+#   part_gone_warned_once_runs  `scontrol delete PartitionName=gpu`: the
+#                           log says it is gone once, no cycle fails, run
+#                           keeps running
+#   part_back_plans         the partition created again: the log says it
+#                           is back, and a new job runs
+#   serve_part_down_warned  the same DOWN and UP under `fairway serve
+#                           --backend slurm`: warned once, the job held
+#                           until UP, then run
 #   run_outage_recovers     slurmctld stopped under `fairway-slurm run`:
 #                           each failed cycle names slurmctld; started
 #                           again, one line "cycles run again, after N
@@ -181,6 +201,84 @@ if [ $rc = 0 ] &&
 else
 	bad hook_mismatch_warned "exit $rc: $(cat "$T/out")"
 fi
+
+# ------------------------------------------------------------ ... and fairway serve says the same
+"$B/tools/fairway" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu2 \
+	--config "$SRC/tests/slurm/fairway.yaml" --state "$T/sstate" --listen 127.0.0.1:0 --port-file "$T/sport" \
+	--period 500ms >"$T/serve.out" 2>&1 &
+SPID=$!
+wait_until 20 'grep -q "arrived not held" "$T/serve.out" && grep -q "held by job_submit.lua" "$T/serve.out"' || true
+sleep 2 # several more cycles: still once
+serve_down
+if [ "$(grep -c "^fairway serve: warning: 1 pending job of the managed partitions arrived not held (job $unheld of partition gpu2: .*install contrib/slurm/job_submit.lua .*with gpu2 in its MANAGED table" "$T/serve.out")" = 1 ] &&
+	[ "$(grep -c "^fairway serve: warning: 1 job held by job_submit.lua in a partition fairway does not manage (job $held of partition gpu: .*stays held for ever.*--backend-opt partitions=...:gpu" "$T/serve.out")" = 1 ] &&
+	[ "$(grep -c "warning" "$T/serve.out")" = 2 ]; then
+	ok serve_hook_mismatch_warned
+else
+	bad serve_hook_mismatch_warned "$(cut -c1-300 "$T/serve.out")"
+fi
+
+# ------------------------------------------------------------ a managed partition down, up, gone, back
+cancel_all
+"$FWS" run --config "$SRC/tests/slurm/fairway.yaml" --interval 0.5 --quiet >"$T/part.out" 2>&1 &
+RUNPID=$!
+scontrol update PartitionName=gpu State=DOWN
+pd=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1') # Slurm takes it: DOWN takes jobs
+wait_until 10 "squeue -h -o %k -j $pd | grep -q '^fairway: partition gpu is DOWN in Slurm, which starts none of its jobs: held until it is UP'" || true
+sleep 2 # several more cycles: held, said once
+if [ "$(squeue -h -o '%T %Q' -j "$pd")" = "PENDING 0" ] &&
+	squeue -h -o %k -j "$pd" | grep -q '^fairway: partition gpu is DOWN' &&
+	[ "$(grep -c '^fairway-slurm: warning: partition gpu is DOWN in Slurm (scontrol show partition gpu), which starts none of its jobs: fairway plans none of them until it is UP (scontrol update PartitionName=gpu State=UP)' "$T/part.out")" = 1 ]; then
+	ok part_down_held_warned_once
+else
+	bad part_down_held_warned_once "job $pd: $(squeue -h -o '%T %Q %k' -j "$pd"); $(cut -c1-200 "$T/part.out")"
+fi
+scontrol update PartitionName=gpu State=UP
+if wait_until 15 "started $pd" && grep -q '^fairway-slurm: partition gpu is UP again in Slurm: fairway plans its jobs again$' "$T/part.out"; then
+	ok part_up_again_runs
+else
+	bad part_up_again_runs "job $pd: $(squeue -h -o '%T %Q %k' -j "$pd"); $(tail -2 "$T/part.out")"
+fi
+wait_until 20 no_jobs || bad setup "jobs left: $(squeue -h | head -3)"
+scontrol delete PartitionName=gpu # Slurm refuses it while a job is in it
+wait_until 10 "grep -q '^fairway-slurm: warning: partition gpu is gone from Slurm' '$T/part.out'" || true
+sleep 2
+if [ "$(grep -c '^fairway-slurm: warning: partition gpu is gone from Slurm (deleted: sinfo -s lists it no more): fairway manages none of its nodes' "$T/part.out")" = 1 ] &&
+	kill -0 "$RUNPID" 2>/dev/null && ! grep -q '^fairway-slurm: cycle [0-9]*: ' "$T/part.out"; then
+	ok part_gone_warned_once_runs
+else
+	bad part_gone_warned_once_runs "$(cut -c1-200 "$T/part.out")"
+fi
+scontrol create PartitionName=gpu Nodes=ALL Default=YES DefaultTime=00:10:00 MaxTime=INFINITE State=UP # as lab.sh
+wait_until 10 "grep -q '^fairway-slurm: partition gpu is back, and UP, in Slurm: fairway plans its jobs again$' '$T/part.out'" || true
+back=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+if wait_until 15 "started $back" && grep -q '^fairway-slurm: partition gpu is back, and UP, in Slurm' "$T/part.out"; then
+	ok part_back_plans
+else
+	bad part_back_plans "job $back: $(squeue -h -o '%T %Q %k' -j "$back"); $(tail -2 "$T/part.out")"
+fi
+kill -TERM "$RUNPID" 2>/dev/null
+wait "$RUNPID"
+wait_until 20 no_jobs || true
+# the daemon alike
+"$B/tools/fairway" serve --backend slurm --backend-opt "conf=$SLURM_CONF" \
+	--config "$SRC/tests/slurm/fairway.yaml" --state "$T/sstate2" --listen 127.0.0.1:0 --port-file "$T/sport2" \
+	--period 500ms >"$T/serve2.out" 2>&1 &
+SPID=$!
+scontrol update PartitionName=gpu State=DOWN
+pd=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+wait_until 15 "grep -q '^fairway serve: warning: partition gpu is DOWN' '$T/serve2.out'" || true
+sleep 2
+held_then=$(squeue -h -o '%T %Q' -j "$pd")
+scontrol update PartitionName=gpu State=UP
+if [ "$held_then" = "PENDING 0" ] && [ "$(grep -c '^fairway serve: warning: partition gpu is DOWN in Slurm' "$T/serve2.out")" = 1 ] &&
+	wait_until 15 "started $pd" && grep -q '^fairway serve: partition gpu is UP again in Slurm' "$T/serve2.out"; then
+	ok serve_part_down_warned
+else
+	bad serve_part_down_warned "job $pd then '$held_then', now $(squeue -h -o '%T %Q %k' -j "$pd"); $(grep partition "$T/serve2.out" | cut -c1-200)"
+fi
+serve_down
+wait_until 20 no_jobs || true
 
 # ------------------------------------------------------------ slurmctld away and back under run
 "$FWS" run --config "$SRC/tests/slurm/fairway.yaml" --interval 0.5 --quiet >"$T/run.out" 2>&1 &

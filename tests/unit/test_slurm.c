@@ -343,6 +343,7 @@ static void fake_init(struct fake *f, int nn, int nj)
 	f->inx[2] = -1;
 	f->part.name = (char *)"gpu";
 	f->part.node_inx = f->inx;
+	f->part.state_up = PARTITION_UP;
 	f->parts.record_count = 1;
 	f->parts.partition_array = &f->part;
 	f->jobs.record_count = (uint32_t)nj;
@@ -656,6 +657,7 @@ static void fake_two_partitions(struct fake *f, int nj)
 	memset(&f->parts2[1], 0, sizeof f->parts2[1]);
 	f->parts2[1].name = (char *)"gpu2";           /* gpu2: gpu003, gpu004 */
 	f->parts2[1].node_inx = f->inx2;
+	f->parts2[1].state_up = PARTITION_UP;
 	f->parts.partition_array = f->parts2;
 	f->parts.record_count = 2;
 }
@@ -821,6 +823,154 @@ TEST(pending_jobs_start_only_on_nodes_they_accept)
  * when it asks as many nodes as the list names; else it stays held,
  * saying why.  An AdminComment without the mark is no -w.  Then a cycle:
  * the -w gangs take their listed nodes, every one of them. */
+/* A managed partition that starts no job (DOWN: jobs taken, none
+ * started; INACTIVE; gone, deleted since fairway started) gives its held
+ * jobs none of its nodes: a job of it alone stays held, commented why,
+ * and waits (not counted skipped); a job of it and of an UP one may use
+ * the UP one's nodes.  DRAIN still starts its pending jobs.  Before,
+ * fairway released jobs into a DOWN partition, where Slurm held them
+ * back, and did so again each cycle. */
+TEST(a_partition_that_starts_no_job_gets_no_job)
+{
+	struct fake f;
+	char text[200];
+
+	fake_two_partitions(&f, 3);
+	fake_pending(&f.jobs.job_array[0], 901, 4, "gres:gpu:1");
+	f.jobs.job_array[0].partition = (char *)"gpu2";
+	fake_pending(&f.jobs.job_array[1], 902, 4, "gres:gpu:1");
+	f.jobs.job_array[1].partition = (char *)"gpu,gpu2";
+	fake_pending(&f.jobs.job_array[2], 903, 4, "gres:gpu:1");
+	f.parts2[1].state_up = PARTITION_DOWN;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 901u);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_PART_DOWN);
+	ASSERT_EQ(f.h->orphans[0].n, FW__PART_DOWN);
+	ASSERT_EQ(f.w.skipped_jobs, 0); /* it waits for the partition */
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: partition gpu2 is DOWN in Slurm, which starts none of its jobs: held until it is UP");
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "902");
+	for (int32_t k = 0; k < 4; k++) /* gpu's nodes: every one */
+		ASSERT(fw_snapshot_job_may_use(f.s, 0, k));
+
+	/* gpu INACTIVE, gpu2 UP: 903 held; 901 and 902 on gpu2's nodes only */
+	f.parts2[0].state_up = PARTITION_INACTIVE;
+	f.parts2[1].state_up = PARTITION_UP;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 903u);
+	ASSERT_EQ(f.h->orphans[0].n, FW__PART_INACTIVE);
+	ASSERT_EQ(f.s->njobs, 2);
+	for (int32_t x = 0; x < 2; x++)
+		for (int32_t k = 0; k < 4; k++)
+			ASSERT_EQ(fw_snapshot_job_may_use(f.s, x, k), k >= 2);
+
+	/* DRAIN starts its pending jobs: 903 planned */
+	f.parts2[0].state_up = PARTITION_DRAIN;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.h->norphans, 0);
+	ASSERT_EQ(f.s->njobs, 3);
+
+	/* gpu2 deleted: 901 held, told so; 902 takes gpu's nodes */
+	f.parts.record_count = 1;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 901u);
+	ASSERT_EQ(f.h->orphans[0].n, FW__PART_GONE);
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: partition gpu2 is gone from Slurm: held until it is back (scontrol update jobid=901 "
+			    "partition=NAME moves it)");
+	ASSERT_EQ(f.s->njobs, 2);
+	fake_free(&f);
+}
+
+/* fw_slurm_warn's lines for f (prefix "fw"), into buf: how many. */
+static int warned(struct fake *f, char *buf, size_t len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&text, &n);
+	int lines;
+
+	if (!out)
+		return -1;
+	lines = fw_slurm_warn(f->h, out, "fw");
+	fclose(out);
+	snprintf(buf, len, "%s", text ? text : "");
+	free(text);
+	return lines;
+}
+
+/* What Slurm's setup does not give fairway is said once per change, by
+ * either driver (the same function): a managed partition DOWN, INACTIVE
+ * or gone, and UP again; job_submit.lua and partitions= disagreeing, the
+ * fix naming the driver's own flag.  Before, `fairway serve --backend
+ * slurm` said none of it, and nobody said a partition went away. */
+TEST(setup_warnings_are_said_once_per_change)
+{
+	struct fake f;
+	char buf[2048];
+
+	fake_two_partitions(&f, 0);
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 0);
+	ASSERT_STR_EQ(buf, "");
+	f.parts2[1].state_up = PARTITION_DOWN;
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 1);
+	ASSERT_STR_EQ(buf, "fw: warning: partition gpu2 is DOWN in Slurm (scontrol show partition gpu2), which starts "
+			   "none of its jobs: fairway plans none of them until it is UP (scontrol update "
+			   "PartitionName=gpu2 State=UP); its running jobs go on\n");
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 0); /* once */
+	f.parts2[1].state_up = PARTITION_INACTIVE;
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 1);
+	ASSERT_STR_CONTAINS(buf, "partition gpu2 is INACTIVE in Slurm");
+	f.parts2[1].state_up = PARTITION_UP;
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 1);
+	ASSERT_STR_EQ(buf, "fw: partition gpu2 is UP again in Slurm: fairway plans its jobs again\n");
+	f.parts.record_count = 1; /* scontrol delete PartitionName=gpu2 */
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 1);
+	ASSERT_STR_CONTAINS(buf, "fw: warning: partition gpu2 is gone from Slurm (deleted: sinfo -s lists it no more): "
+				 "fairway manages none of its nodes and plans none of its jobs until it is back");
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 0);
+	f.parts.record_count = 2;
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 1);
+	ASSERT_STR_EQ(buf, "fw: partition gpu2 is back, and UP, in Slurm: fairway plans its jobs again\n");
+
+	/* job_submit.lua: the first job of each kind, once per change */
+	f.h->o.flag = "--opt";
+	f.h->st.unheld = 2;
+	f.h->st.unheld_job = 77;
+	snprintf(f.h->st.unheld_part, sizeof f.h->st.unheld_part, "gpu2");
+	f.h->st.stray = 1;
+	f.h->st.stray_job = 78;
+	snprintf(f.h->st.stray_part, sizeof f.h->st.stray_part, "cpu");
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 2);
+	ASSERT_STR_CONTAINS(buf, "fw: warning: 2 pending jobs of the managed partitions arrived not held (job 77 of "
+				 "partition gpu2: ");
+	ASSERT_STR_CONTAINS(buf, "with gpu2 in its MANAGED table");
+	ASSERT_STR_CONTAINS(buf, "fw: warning: 1 job held by job_submit.lua in a partition fairway does not manage (job "
+				 "78 of partition cpu: ");
+	ASSERT_STR_CONTAINS(buf, "add it (--opt partitions=...:cpu)");
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 0);
+	f.h->st.unheld_job = 79; /* another first job */
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 1);
+	ASSERT_STR_CONTAINS(buf, "(job 79 of partition gpu2: ");
+	f.h->st.unheld = f.h->st.stray = 0; /* none, then one again */
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 0);
+	f.h->st.stray = 1;
+	f.h->o.flag = NULL; /* the daemon's */
+	ASSERT_EQ(warned(&f, buf, sizeof buf), 1);
+	ASSERT_STR_CONTAINS(buf, "add it (--backend-opt partitions=...:cpu)");
+	fake_free(&f);
+}
+
 TEST(nodelist_jobs_start_on_exactly_their_nodes)
 {
 	static const struct {
@@ -981,7 +1131,7 @@ TEST(no_comment_of_fairway_reads_as_a_nodelist)
 	fake_pending(&j, 931, 4, NULL);
 	j.admin_comment = (char *)"fairway: -w gpu001";
 	j.dependency = (char *)"afterok:1";
-	for (int why = FW__ORPHAN_NO_QUEUE; why <= FW__ORPHAN_BEGIN; why++) {
+	for (int why = FW__ORPHAN_NO_QUEUE; why <= FW__ORPHAN_PART_DOWN; why++) {
 		struct fw__orphan o = { .job = 931, .why = (enum fw__orphan_why)why, .n = 2 };
 		fw__orphan_text(&o, &j, text, sizeof text);
 		ASSERT_STR_CONTAINS(text, "fairway: ");
@@ -2404,12 +2554,15 @@ TEST(a_capture_builds_apart_and_is_adopted_only_unmoved)
 	struct fw_snapshot *api = fw_snapshot_new();
 	struct fw_backend_aside a[4];
 
-	fake_init(&f, 2, 3);
+	fake_init(&f, 2, 4);
 	pthread_mutex_init(&f.h->mu, NULL);
 	fake_job(&f.jobs.job_array[0], 300, "gpu001", "gpu:h100:2(IDX:0-1)", 8);
 	fake_pending(&f.jobs.job_array[1], 301, 1, NULL);
 	fake_pending(&f.jobs.job_array[2], 302, 1, NULL);
 	f.jobs.job_array[2].account = (char *)"nobody";
+	fake_pending(&f.jobs.job_array[3], 303, 1, NULL); /* held by job_submit.lua outside partitions= */
+	f.jobs.job_array[3].partition = (char *)"cpu";
+	f.jobs.job_array[3].comment = (char *)"fairway: queued, not planned yet";
 	f.h->st.generation = f.h->read_gen = 7;
 	ASSERT((c = fw__slurm_copy_of(f.h)) != NULL);
 	ASSERT_EQ(f.h->pins, 1);
@@ -2425,11 +2578,17 @@ TEST(a_capture_builds_apart_and_is_adopted_only_unmoved)
 	ASSERT_EQ(f.s->jobs[0].state, FW_JOB_RUNNING);
 	ASSERT_STR_EQ(f.s->jobs[1].name, "301");
 	ASSERT_EQ(f.h->norphans, 2); /* the build wrote none of the handle's */
+	ASSERT_EQ(f.h->st.stray, 1); /* the API's read found 303 */
+	f.h->st.stray = f.h->st.stray_job = 0; /* as before it: the adopt brings the build's */
 	f.h->st.generation = 8;      /* a read moved the world */
 	ASSERT(!fw_slurm_adopt(f.h, c));
 	ASSERT_EQ(fw_slurm_aside(f.h, a, 4), 2);
+	ASSERT_EQ(f.h->st.stray, 0);
 	f.h->st.generation = 7;
 	ASSERT(fw_slurm_adopt(f.h, c));
+	ASSERT_EQ(f.h->st.stray, 1); /* for fw_slurm_warn, which the daemon calls after the adopt */
+	ASSERT_EQ(f.h->st.stray_job, 303u);
+	ASSERT_STR_EQ(f.h->st.stray_part, "cpu");
 	ASSERT_EQ(fw_slurm_aside(f.h, a, 4), 1);
 	ASSERT_STR_EQ(a[0].job, "302");
 	ASSERT_STR_EQ(a[0].reason, "not_plannable");
@@ -2878,4 +3037,5 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between
 	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained,
 	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned,
 	  a_reservation_starts_after_the_jobs_released_onto_its_nodes, an_admins_fairway_named_reservation_is_the_admins,
-	  a_job_slurm_placed_unevenly_is_its_queues)
+	  a_job_slurm_placed_unevenly_is_its_queues, a_partition_that_starts_no_job_gets_no_job,
+	  setup_warnings_are_said_once_per_change)
