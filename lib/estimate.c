@@ -745,6 +745,7 @@ struct hnode {
 	struct hnode *l, *r;
 	int32_t lt, le, stamp;  /* its queue's slots that end before end, at
 				 * or before it; as of index build stamp */
+	struct fw_res glt;      /* what the first lt of them give back */
 };
 
 struct hlist {
@@ -854,13 +855,19 @@ struct lvl {
 	struct fw_res ask;
 };
 
+/* Does giving back g meet what l asks? */
+static bool covers(const struct lvl *l, struct fw_res g)
+{
+	for (int k = 0; k < FW_RES_COUNT; k++)
+		if (g.v[k] < l->ask.v[k])
+			return false;
+	return true;
+}
+
 /* Do q's first c slots, beside the holders' h, give back what l asks? */
 static bool gives_enough(const struct lvl *l, int32_t c, struct fw_res h)
 {
-	for (int k = 0; k < FW_RES_COUNT; k++)
-		if ((c > 0 ? l->e->qgive[l->b + c - 1].v[k] : 0) + h.v[k] < l->ask.v[k])
-			return false;
-	return true;
+	return covers(l, c > 0 ? fw_res_add(l->e->qgive[l->b + c - 1], h) : h);
 }
 
 /* The fewest slots c in [lo, n] that give enough beside h, n + 1 when
@@ -934,9 +941,10 @@ static const struct hnode *first_stretch(const struct lvl *l, const struct hlist
 		if (t->stamp != l->e->qstamp) { /* its slot counts, once per index */
 			t->lt = ended_before(l, t->end);
 			t->le = ended_by(l, t->end);
+			t->glt = t->lt > 0 ? l->e->qgive[l->b + t->lt - 1] : fw_res_zero();
 			t->stamp = l->e->qstamp;
 		}
-		if (gives_enough(l, t->lt, s)) {
+		if (covers(l, fw_res_add(t->glt, s))) {
 			found = t;
 			*before = s;
 			t = t->l;
@@ -1080,7 +1088,7 @@ static int hl_add(struct est *e, struct hlist *h, fw_time end, struct fw_res req
 		return FW_ENOMEM;
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	*x = (struct hnode){ end, z ^ (z >> 31), req, req, NULL, NULL, 0, 0, 0 };
+	*x = (struct hnode){ end, z ^ (z >> 31), req, req, NULL, NULL, 0, 0, 0, { { 0 } } };
 	hn_insert(&h->root, x);
 	return FW_OK;
 }
