@@ -686,8 +686,10 @@ static fw_time short_at(struct est *e, int32_t j)
 /* ---- step 0c: when an over-quota job's queues leave it room ---------- */
 
 /* What an end event gives back to its queues: its tasks' GPUs (milli),
- * CPU and memory, as fw__job_use counts a running job's. */
-static struct fw_res ev_use(const struct fw_snapshot *s, const struct ev *v)
+ * CPU and memory, as fw__job_use counts a running job's; CPU and memory
+ * only when cpu_mem (some queue limits them: else nothing reads them,
+ * and they are the job record's, a cache miss per event). */
+static struct fw_res ev_use(const struct fw_snapshot *s, const struct ev *v, bool cpu_mem)
 {
 	const struct fw_job *job = &s->jobs[v->job];
 	struct fw_res r = fw_res_zero();
@@ -695,8 +697,10 @@ static struct fw_res ev_use(const struct fw_snapshot *s, const struct ev *v)
 	for (int32_t k = 0; k < v->ntasks; k++) {
 		const struct fw_task_alloc *a = &v->tasks[k];
 		r.v[FW_RES_GPU] += (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
-		r.v[FW_RES_CPU] += job->groups[a->group].cpu_milli;
-		r.v[FW_RES_MEM] += job->groups[a->group].mem_mib;
+		if (cpu_mem) {
+			r.v[FW_RES_CPU] += job->groups[a->group].cpu_milli;
+			r.v[FW_RES_MEM] += job->groups[a->group].mem_mib;
+		}
 	}
 	return r;
 }
@@ -784,29 +788,34 @@ static bool own_limit(const struct fw_queue *q)
  * back at its end: the reclaim phase took it now)? */
 static bool ev_evicted(const struct cyc *y, const struct ev *v)
 {
-	return y->evicted && y->s->jobs[v->job].state == FW_JOB_RUNNING && y->evicted[v->job];
+	return y->evicted && y->evicted[v->job] && y->s->jobs[v->job].state == FW_JOB_RUNNING;
 }
 
 /* One pass over the end events, in next_end's order: count (fill NULL
  * slots) or fill each event's slot in every queue with a limit of its
  * own on its job's way up. */
-static void index_pass(struct est *e, int32_t *cnt, bool fill)
+static void index_pass(struct est *e, const bool *own, bool cpu_mem, int32_t *cnt, int32_t *evq, bool fill)
 {
 	struct cyc *y = e->y;
 	const struct fw_snapshot *s = y->s;
-	int32_t i = 0, k = 0;
+	int32_t i = 0, k = 0, m = 0;
 	bool run;
 
-	for (const struct ev *v; (v = next_end(y, &i, &k, &run));) {
-		if (ev_evicted(y, v))
-			continue;
-		struct fw_res u = fill ? ev_use(s, v) : fw_res_zero();
-		for (int32_t q = s->jobs[v->job].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
-			if (!own_limit(&s->queues[q]))
+	for (const struct ev *v; (v = next_end(y, &i, &k, &run)); m++) {
+		struct fw_res u;
+		bool got = false;
+		if (!fill) /* the job's queue, -1 for an evicted one: read once */
+			evq[m] = ev_evicted(y, v) ? -1 : y->ji[v->job].queue;
+		for (int32_t q = evq[m], n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
+			if (!own[q])
 				continue;
 			if (!fill) {
 				cnt[q]++;
 				continue;
+			}
+			if (!got) {
+				u = ev_use(s, v, cpu_mem);
+				got = true;
 			}
 			int32_t x = e->qfirst[q] + cnt[q]++;
 			e->qend[x] = v->end;
@@ -823,14 +832,23 @@ static void index_pass(struct est *e, int32_t *cnt, bool fill)
 static int quota_index(struct est *e)
 {
 	struct cyc *y = e->y;
-	int32_t nq = y->s->nqueues, *cnt;
+	int32_t nq = y->s->nqueues, *cnt, *evq;
+	bool *own, cpu_mem = false;
 
 	if (e->qfirst && e->qi_run == y->nev_run && e->qi_st == y->nev_st)
 		return FW_OK;
 	e->qfirst = FW_ARENA_NEW(y->a, int32_t, (size_t)nq + 1);
-	if (!e->qfirst || !(cnt = FW_ARENA_NEW(y->a, int32_t, (size_t)nq + 1)))
+	cnt = FW_ARENA_NEW(y->a, int32_t, (size_t)nq + 1);
+	own = FW_ARENA_NEW(y->a, bool, (size_t)nq + 1);
+	evq = FW_ARENA_RAW(y->a, int32_t, (size_t)y->nev_run + (size_t)y->nev_st + 1);
+	if (!e->qfirst || !cnt || !own || !evq)
 		return FW_ENOMEM;
-	index_pass(e, cnt, false);
+	for (int32_t q = 0; q < nq; q++) {
+		const struct fw_res *lim = &y->s->queues[q].limit;
+		own[q] = own_limit(&y->s->queues[q]);
+		cpu_mem |= lim->v[FW_RES_CPU] != FW_UNLIMITED || lim->v[FW_RES_MEM] != FW_UNLIMITED;
+	}
+	index_pass(e, own, cpu_mem, cnt, evq, false);
 	for (int32_t q = 0; q < nq; q++) {
 		e->qfirst[q + 1] = e->qfirst[q] + cnt[q];
 		cnt[q] = 0;
@@ -839,7 +857,7 @@ static int quota_index(struct est *e)
 	e->qgive = FW_ARENA_RAW(y->a, struct fw_res, (size_t)e->qfirst[nq] + 1);
 	if (!e->qend || !e->qgive)
 		return FW_ENOMEM;
-	index_pass(e, cnt, true);
+	index_pass(e, own, cpu_mem, cnt, evq, true);
 	e->qi_run = y->nev_run;
 	e->qi_st = y->nev_st;
 	e->qstamp++;
