@@ -981,9 +981,9 @@ static const struct hnode *first_stretch(const struct lvl *l, const struct hlist
 /* The first end time (an end event's or a holder's) by which queue q,
  * holding held, has given back enough for need: false when none does.
  * Between two of its holders' ends what it has given back grows only
- * with its end events: a binary search over its holders finds the
- * stretch, one over its slots the end in it (or the holder's end that
- * opens it). */
+ * with its end events: one descent of its holders' treap finds the
+ * stretch (first_stretch), a binary search over its slots the end in it
+ * (or the holder's end that opens it). */
 static bool level_at(const struct est *e, int32_t q, struct fw_res held, struct fw_res need, fw_time *at)
 {
 	const struct fw_queue *lq = &e->y->s->queues[q];
