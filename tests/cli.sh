@@ -139,6 +139,15 @@ if out=$("$FW" plan --config "$DT/dated.yaml" 2>&1) &&
 else
 	bad "plan-dated-reserved-at-a-date"; grep -A3 '^RESERVED' <<<"$out"
 fi
+# the PENDING table's EXPECTED START column is as wide as a date and its
+# wait: AHEAD stays a column of its own (it was 27 wide, a date's 30)
+if out=$("$FW" plan --config "$DT/dated.yaml" 2>&1) &&
+	grep -Eq '^  JOB +QUEUE +REASON +EXPECTED START {17}AHEAD  WHY$' <<<"$out" &&
+	grep -Eq '^  big +team +has_reservation  2026-12-06T14:56:40Z \(\+16m40s\)     0  reserved' <<<"$out"; then
+	ok "plan-dated-pending-columns-align"
+else
+	bad "plan-dated-pending-columns-align"; grep -A3 '^PENDING' <<<"$out"
+fi
 expect "plan-dated-due-at-a-date" 0 \
 	"would delay the reservation of big (due at 2026-12-06T14:56:40Z)" "$FW" plan --config "$DT/dated.yaml"
 if out=$("$FW" plan --config "$DT/dated.yaml" --json 2>&1) && ! grep -q 't=[0-9]' <<<"$out"; then

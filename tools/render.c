@@ -203,17 +203,23 @@ static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_
 	/* reason_text names one job; why_text adds the estimate's reason */
 	char msg[2 * FW_REASON_TEXT_MAX + FW_NAME_MAX + 32], when[64];
 
+	int w = 27; /* EXPECTED START; with dates, as wide as the widest */
+
 	fprintf(f, "\nPENDING (%d)\n", (int)p->npending);
 	if (!p->npending)
 		return;
-	fprintf(f, "  %-20s %-14s %-16s %-27s %5s  %s\n", "JOB", "QUEUE", "REASON", "EXPECTED START", "AHEAD",
+	for (int32_t i = 0; s->config.utc_times && i < p->npending; i++) {
+		int len = (int)strlen(expected_text(s, p, &p->pending[i], when, sizeof when));
+		w = len > w ? len : w;
+	}
+	fprintf(f, "  %-20s %-14s %-16s %-*s %5s  %s\n", "JOB", "QUEUE", "REASON", w, "EXPECTED START", "AHEAD",
 		"WHY");
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *r = &p->pending[i];
 		const struct fw_job *j = &s->jobs[r->job];
 		why_text(s, r, msg, sizeof msg);
-		fprintf(f, "  %-20s %-14s %-16s %-27s %5d  %s\n", j->name, s->queues[j->queue].name,
-			fw_reason_name(r->reason), expected_text(s, p, r, when, sizeof when), (int)r->ahead, msg);
+		fprintf(f, "  %-20s %-14s %-16s %-*s %5d  %s\n", j->name, s->queues[j->queue].name,
+			fw_reason_name(r->reason), w, expected_text(s, p, r, when, sizeof when), (int)r->ahead, msg);
 	}
 }
 
