@@ -905,29 +905,15 @@ static int32_t first_enough(const struct lvl *l, int32_t lo, struct fw_res h)
 	return lo;
 }
 
-/* How many of q's slots end at or before t. */
-static int32_t ended_by(const struct lvl *l, fw_time t)
+/* How many of q's slots end before t, or at or before it (by). */
+static int32_t ended(const struct lvl *l, fw_time t, bool by)
 {
 	int32_t lo = 0, hi = l->n;
 
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
-		if (l->e->qend[l->b + mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* How many of q's slots end before t. */
-static int32_t ended_before(const struct lvl *l, fw_time t)
-{
-	int32_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		if (l->e->qend[l->b + mid] < t)
+		fw_time x = l->e->qend[l->b + mid];
+		if (x < t || (by && x == t))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -958,8 +944,8 @@ static const struct hnode *first_stretch(const struct lvl *l, const struct hlist
 	while (t) {
 		struct fw_res s = fw_res_add(acc, held_in(t->l));
 		if (t->stamp != l->e->qstamp) { /* its slot counts, once per index */
-			t->lt = ended_before(l, t->end);
-			t->le = ended_by(l, t->end);
+			t->lt = ended(l, t->end, false);
+			t->le = ended(l, t->end, true);
 			t->glt = t->lt > 0 ? l->e->qgive[l->b + t->lt - 1] : fw_res_zero();
 			t->stamp = l->e->qstamp;
 		}
