@@ -350,6 +350,40 @@ TEST(an_over_quota_job_waits_for_the_holders_ahead_and_every_limit)
 	}
 }
 
+/* A job ahead that waits for the limit holds its room only from its
+ * own expected start (quota_scan): queue capped (limit 8) runs r1 (4
+ * GPUs, ends t=1000) and r2 (4 GPUs, ends t=5000); w8 (8 GPUs, 1000 s)
+ * fits the limit at t=5000 and holds it until 6000; w1 behind it (1
+ * GPU, 1000 s: the same runtime, so w8 is ahead by expansion factor)
+ * fits at t=1000, in r1's room, as allocate would start it
+ * then.  It read t=6000 while every job ahead counted from now. */
+TEST(a_small_job_is_expected_in_the_room_before_a_big_one_starts)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	int n1 = tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 8, 8, 1);
+	s->now = 100;
+	int r1 = tb_job(s, "r1", q, 1, 4, 1000, 0);
+	tb_run(s, r1, 1, &n0, 0x0f);
+	s->jobs[r1].expected_runtime = 1000;
+	int r2 = tb_job(s, "r2", q, 1, 4, 1000, 0);
+	tb_run(s, r2, 1, &n1, 0x0f);
+	s->jobs[r2].expected_runtime = 5000;
+	int w8 = tb_job(s, "w8", q, 1, 8, 1000, 1);
+	s->jobs[w8].expected_runtime = 1000;
+	int w1 = tb_job(s, "w1", q, 1, 1, 1000, 2);
+	s->jobs[w1].expected_runtime = 1000;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, w8)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, w8)->expected_start, 5000);
+	ASSERT_EQ(fw_plan_pending_for(p, w1)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, w1)->expected_start, 1000);
+	fw_snapshot_free(s);
+}
+
 /* Every over-quota job is answered, not only the first 256 of a cycle
  * (quota_at, O(log) per job): queue capped (limit 8) runs r8 (8 GPUs,
  * ends t=1000); 300 waiting 8-GPU jobs of 100 s each fit the limit one
@@ -6019,7 +6053,7 @@ TEST(estimates_ahead_never_change_decisions)
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, \
-	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, every_over_quota_job_gets_an_estimate, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
+	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, every_over_quota_job_gets_an_estimate, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
 	reason_texts_count_one_in_the_singular, gpu_model_reason_names_the_model, \
