@@ -997,6 +997,9 @@ static void part_down_holds(const struct world *w, const struct fw_snapshot *s, 
 			j = w->jobs[i].job_id == o->job ? &w->jobs[i] : j;
 		if (!j || starts_some(w, j->partition) || o->n < FW__PART_DOWN || o->n > FW__PART_GONE)
 			abort();
+		/* its comment names its managed partitions alone: one, by name */
+		if (o->m < 1 || !o->parts[0] || (o->m == 1 && !fw__slurm_listed(h->parts, o->parts)))
+			abort();
 	}
 	for (int32_t x = 0; x < s->njobs && s->nnodes > 0; x++) {
 		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);

@@ -892,6 +892,65 @@ TEST(a_partition_that_starts_no_job_gets_no_job)
 	fake_free(&f);
 }
 
+/* The held comment of f's first orphan (fw__orphan_text), after a build
+ * that leaves exactly one, job id's. */
+static void part_held_text(struct fake *f, uint32_t id, char *text, size_t n)
+{
+	fake_renew(f);
+	text[0] = '\0';
+	ASSERT_OK(fw__slurm_build(f->h, f->s, &f->w, &f->d));
+	ASSERT_OK(fw_snapshot_validate(f->s, &f->d));
+	ASSERT_EQ(f->h->norphans, 1);
+	ASSERT_EQ(f->h->orphans[0].job, id);
+	ASSERT_EQ(f->h->orphans[0].why, FW__ORPHAN_PART_DOWN);
+	fw__orphan_text(&f->h->orphans[0], &f->jobs.job_array[0], text, n);
+}
+
+/* A job submitted to several partitions (sbatch -p gpu,cpu) is held by
+ * the managed ones alone: its comment names the managed partition whose
+ * state holds it, not Slurm's whole list ("partition gpu,cpu is DOWN"
+ * before), wherever it stands in the list; of several managed ones, each
+ * with its own state; a list too long for the words is cut at a whole
+ * partition, saying how many more. */
+TEST(a_job_of_several_partitions_names_the_managed_one_that_holds_it)
+{
+	struct fake f;
+	char text[240], buf[30];
+
+	fake_two_partitions(&f, 1);
+	snprintf(f.h->parts, sizeof f.h->parts, "gpu"); /* gpu2 is Slurm's, not fairway's */
+	fake_pending(&f.jobs.job_array[0], 911, 4, "gres:gpu:1");
+	f.jobs.job_array[0].partition = (char *)"gpu,gpu2";
+	f.parts2[0].state_up = PARTITION_DOWN;
+	part_held_text(&f, 911, text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: partition gpu is DOWN in Slurm, which starts none of its jobs: held until it is UP");
+	f.jobs.job_array[0].partition = (char *)"gpu2,gpu"; /* the managed one second */
+	f.parts2[0].state_up = PARTITION_INACTIVE;
+	part_held_text(&f, 911, text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: partition gpu is INACTIVE in Slurm, which starts none of its jobs: held until it "
+			    "is UP");
+
+	/* both managed, neither starting jobs: each named with its state */
+	snprintf(f.h->parts, sizeof f.h->parts, "gpu,gpu2");
+	f.parts2[0].state_up = PARTITION_DOWN;
+	f.parts2[1].state_up = PARTITION_INACTIVE;
+	part_held_text(&f, 911, text, sizeof text);
+	ASSERT_EQ(f.h->orphans[0].m, 2);
+	ASSERT_STR_EQ(text, "fairway: none of its partitions starts jobs in Slurm (gpu2 INACTIVE, gpu DOWN): held until "
+			    "one is UP");
+	f.parts.record_count = 1; /* gpu2 deleted since fairway started */
+	part_held_text(&f, 911, text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: none of its partitions starts jobs in Slurm (gpu2 gone, gpu DOWN): held until one "
+			    "is UP");
+
+	/* cut at a whole partition: the count of the rest */
+	ASSERT_EQ(fw__slurm_parts_held(f.h, "gpu,gpu2", buf, sizeof buf), 2);
+	ASSERT_STR_EQ(buf, "gpu DOWN, and 1 more");
+	ASSERT_EQ(fw__slurm_parts_held(f.h, "cpu,gpu", buf, sizeof buf), 1);
+	ASSERT_STR_EQ(buf, "gpu");
+	fake_free(&f);
+}
+
 /* fw_slurm_warn's lines for f (prefix "fw"), into buf: how many. */
 static int warned(struct fake *f, char *buf, size_t len)
 {
@@ -3038,4 +3097,4 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between
 	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned,
 	  a_reservation_starts_after_the_jobs_released_onto_its_nodes, an_admins_fairway_named_reservation_is_the_admins,
 	  a_job_slurm_placed_unevenly_is_its_queues, a_partition_that_starts_no_job_gets_no_job,
-	  setup_warnings_are_said_once_per_change)
+	  a_job_of_several_partitions_names_the_managed_one_that_holds_it, setup_warnings_are_said_once_per_change)
