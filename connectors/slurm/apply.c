@@ -330,8 +330,6 @@ static int hold(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
 	return FW_OK;
 }
 
-#define FW__ENDED "fairway: ended: "
-
 /* Ended by fairway already: no longer running (slurmctld ended it), or
  * marked by end_at_limit's comment while slurmctld has yet to act. */
 static bool ended_already(const slurm_job_info_t *j)

@@ -451,6 +451,10 @@ bool fw__slurm_held_back(const slurm_job_info_t *j);
  * fairway's comment on it then writes the record (FW__USER_HOLD_TEXT),
  * which job_submit.lua turns back into fairway's hold at the release. */
 #define FW__STARTED_MARK "fairway: started on "
+/* The comment of a job fairway ends at its run-time limit (apply.c
+ * end_at_limit): slurmctld ends it TIMEOUT, which the daemon lists with
+ * reason time_limit (aside.c fw_slurm_ended). */
+#define FW__ENDED "fairway: ended: "
 #define FW__REQUEUED_TEXT "fairway: requeued (evicted), to be planned anew"
 /* The earliest start of a Slurm reservation on the hostlist `nodes`
  * (apply.c do_reserve): Slurm refuses to start a released job whose time
