@@ -214,7 +214,7 @@ static bool end_of(const slurm_job_info_t *j, struct fw_backend_ended *e)
 
 	switch (base) {
 	case JOB_COMPLETE: st = "done"; break;
-	case JOB_FAILED: text = exited ? "" : "killed by a signal (Slurm: FAILED)"; break;
+	case JOB_FAILED: break; /* its exit code, or the signal (below) */
 	case JOB_OOM: text = "out of memory (Slurm: OUT_OF_MEMORY)"; break;
 	case JOB_NODE_FAIL: text = "a node it ran on failed (Slurm: NODE_FAIL)"; break;
 	case JOB_BOOT_FAIL: text = "its nodes failed to boot (Slurm: BOOT_FAIL)"; break;
@@ -278,14 +278,16 @@ int fw_slurm_ended(struct fw_slurm *h, struct fw_backend_ended *out, int32_t cap
 
 	for (uint32_t i = 0; h->jobs && i < h->jobs->record_count; i++) {
 		const slurm_job_info_t *j = &h->jobs->job_array[i];
+		int32_t ran;
+		if (!listed_ended(h, j))
+			continue;
 		memset(&e, 0, sizeof e);
-		if (!listed_ended(h, j) || !end_of(j, &e))
+		if (!end_of(j, &e))
 			continue;
 		e.node_first = k < ncap ? k : ncap;
-		e.nnodes = ran_on(j, names, ncap, &k);
-		if (e.node_first + e.nnodes > ncap)
-			e.nnodes = ncap - e.node_first;
-		e.started = e.nnodes > 0 ? (fw_time)j->start_time : 0;
+		ran = ran_on(j, names, ncap, &k);
+		e.nnodes = e.node_first + ran > ncap ? ncap - e.node_first : ran; /* the names that fit */
+		e.started = ran > 0 ? (fw_time)j->start_time : 0;
 		if (n < cap) {
 			ended_one(h, j, &e);
 			out[n] = e;

@@ -800,9 +800,9 @@ static void aside_holds(struct fw_slurm *h)
 /* The daemon's list of the ended jobs Slurm still lists (fw_slurm_ended):
  * exactly the managed records that ended (none pending or running: an
  * ended job holds nothing, and the snapshot never reads it), each in one
- * of the local backend's ended states, its nodes among the names, a job
- * that never ran with no start, an exit code a byte; a cut list says how
- * many there are and the names they need. */
+ * of the local backend's ended states, its nodes among the names, an
+ * exit code a byte; a cut list says how many there are and the names
+ * they need. */
 static void ended_holds(const struct world *w, struct fw_slurm *h)
 {
 	static const char *const states[] = { "done", "failed", "cancelled", "timeout" };
@@ -822,7 +822,7 @@ static void ended_holds(const struct world *w, struct fw_slurm *h)
 		for (int x = 0; x < 4; x++)
 			known += !strcmp(e->state, states[x]);
 		if (!known || e->node_first < 0 || e->nnodes < 0 || e->node_first + e->nnodes > 64 ||
-		    (!e->nnodes && e->started) || e->exit_code < -1 || e->exit_code > 255)
+		    e->exit_code < -1 || e->exit_code > 255)
 			abort();
 	}
 	if (n != want || fw_slurm_ended(h, out, 1, names, 0, &nn1) != n || nn1 != nn)

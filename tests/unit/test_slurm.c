@@ -2550,6 +2550,9 @@ TEST(ended_jobs_are_listed_with_their_nodes_and_hold_none)
 	ASSERT_EQ(fw_slurm_ended(f.h, e, 1, names, 1, &nn), 4); /* cut: the names that fit */
 	ASSERT_EQ(nn, 4);
 	ASSERT_EQ(e[0].nnodes, 1);
+	ASSERT_EQ(fw_slurm_ended(f.h, e, 1, NULL, 0, &nn), 4); /* no room for names: it still ran */
+	ASSERT_EQ(e[0].nnodes, 0);
+	ASSERT_EQ(e[0].started, 500);
 	fake_free(&f);
 }
 
