@@ -1246,9 +1246,11 @@ static int job_state(json_t *j)
 	if (json_object_get(j, "exitCode"))
 		printf("exit code: %.0f\n", num(j, "exitCode"));
 	run_limit(j);
-	if (!strcmp(st, "timeout")) /* the time_limit decision's text (api.c) */
+	if (!strcmp(st, "timeout")) /* the time_limit decision's text (api.c), or the cluster's words */
 		printf("why it ended: %s\n", json_object_get(j, "reasonText") ? str(j, "reasonText") :
 		       "its run-time limit (maxRuntime: its own or its queue's) ended it; it is not requeued");
+	else if (strcmp(st, "pending") && strcmp(st, "running") && json_object_get(j, "reasonText"))
+		printf("why it ended: %s\n", str(j, "reasonText")); /* a cluster's ended job (Slurm: NODE_FAIL) */
 	if (!strcmp(st, "running")) {
 		when(w, sizeof w, json_object_get(j, "startTime"));
 		printf("started %s on", w);

@@ -1254,6 +1254,24 @@ static void list_view(struct fw_serve *d, struct listing *l, json_t *v)
 	}
 }
 
+/* The ended jobs the backend's cluster still lists (the view's "ended",
+ * backend.h ended), after the plan's, as add_unseen lists the local
+ * backend's: in the order they ended, and only on request (?state=). */
+static void list_ended(struct listing *l, json_t *v)
+{
+	json_t *ended = json_object_get(v, "ended"), *name;
+	size_t i;
+
+	json_array_foreach(l->state ? json_object_get(v, "endedOrder") : NULL, i, name) {
+		json_t *j = json_object_get(ended, json_string_value(name));
+		if (!j || !view_job_ok(l, j, NULL) || passed_over(l))
+			continue;
+		if (!room(l))
+			break;
+		json_array_append_new(l->out, json_incref(j));
+	}
+}
+
 static void array_count(struct fw_serve *d, const char *base, int *all, int *live);
 
 /* One more sentence of a hint (hint holds n bytes; "; " between two). */
@@ -1397,6 +1415,8 @@ static void h_jobs_list(struct ctx *c)
 	list_view(c->d, &l, v);
 	if (c->d->bops == &fw_backend_local)
 		fw_local_each_job(c->d->be, add_unseen, &l);
+	else
+		list_ended(&l, v);
 	json_decref(v);
 	json_t *body = json_pack("{s:o}", "jobs", l.out);
 	if (l.more) { /* more jobs to list than ?limit= (default 1000) */
@@ -2272,7 +2292,8 @@ static void h_job_submit(struct ctx *c)
 
 /* One job: the last plan's view of it, unless the local backend knows it
  * ended since (a job cancelled a moment ago reads cancelled, not the
- * plan's pending). */
+ * plan's pending); else, on a backend that lists its cluster's ended jobs
+ * (backend.h ended: Slurm's, for MinJobAge), the last read's of them. */
 static json_t *job_lookup(struct fw_serve *d, const char *name)
 {
 	const struct fw_backend_job *bj;
@@ -2287,6 +2308,8 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 		return NULL; /* forgotten since the last plan (min-job-age): its view is stale */
 	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
 
+	if (!j && !local) /* an ended job the backend still lists (view.c fw_serve_view_ended) */
+		j = json_object_get(json_object_get(v, "ended"), name);
 	if (j && (!local || view_of(j, submit))) { /* else a forgotten namesake's */
 		json_incref(j);
 		json_decref(v);
@@ -2470,6 +2493,34 @@ static json_t *array_lookup(struct fw_serve *d, const char *base)
 	return a.o;
 }
 
+static int count_decision(void *ctx, const struct fw_store_decision *dec)
+{
+	(void)dec;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* No job of that name: a 404.  On a backend that lists its cluster's
+ * ended jobs only as long as the cluster does (backend.h ended_after:
+ * Slurm's MinJobAge), where to look once it no longer does, and whether
+ * fairway's own log has decisions about a job of that name (it may have
+ * started it; where it then ran is the cluster's to say: a start the log
+ * holds need not be its last run). */
+static void job_gone(struct ctx *c)
+{
+	int n = 0;
+
+	if (!c->d->bops->ended_after)
+		return fail(c, 404, "ENOENT", "name", "no job or job array named \"%s\"", c->name);
+	fw_store_job_decisions(c->d->store, c->name, INT64_MIN, 10, count_decision, &n);
+	if (!n)
+		return fail(c, 404, "ENOENT", "name", "no job or job array named \"%s\" in %s now: %s", c->name,
+			    c->d->bops->name, c->d->bops->ended_after);
+	fail(c, 404, "ENOENT", "name", "no job or job array named \"%s\" in %s now: %s; fairway's log keeps its "
+	     "decisions about it: fairway decisions --job %s (GET /v1/decisions?job=%s)", c->name, c->d->bops->name,
+	     c->d->bops->ended_after, c->name, c->name);
+}
+
 /* One job, with the last decisions the daemon applied to it; or, for a
  * job array's name, the array as a whole (array_lookup). */
 static void h_job_get(struct ctx *c)
@@ -2479,7 +2530,7 @@ static void h_job_get(struct ctx *c)
 	if (!j && (j = array_lookup(c->d, c->name)))
 		return reply(c, 200, j);
 	if (!j)
-		return fail(c, 404, "ENOENT", "name", "no job or job array named \"%s\"", c->name);
+		return job_gone(c);
 	json_t *copy = json_copy(j); /* the view's object is shared: never add to it */
 	const struct fw_backend_job *bj;
 	const char *st;

@@ -47,7 +47,7 @@
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
  * Optional operations.  submit, cancel, health, explain, windows,
- * release, reload, usage, probe, reservations and aside may be NULL: the API then answers 501 for job
+ * release, reload, usage, probe, reservations, aside and ended may be NULL: the API then answers 501 for job
  * submission/cancel, node health comes only from POSTed reports, waiting
  * reasons stay in the API, and maintenance windows stay in the daemon's
  * plans.  The local backend implements all of them but windows; a Slurm
@@ -353,6 +353,35 @@ struct fw_backend_aside {
 				       * when none is known */
 };
 
+/* One job the cluster behind the backend still lists that has ended
+ * (Slurm: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL, ..., which
+ * slurmctld keeps for MinJobAge after the end; connectors/slurm/aside.c
+ * fw_slurm_ended), for the daemon's job list and GET /v1/jobs/{name}:
+ * shown in the states and with the members a local backend's ended job
+ * has, its nodes among them (where it ran, as sacct's NodeList), and
+ * never planned: an ended job holds nothing, and read() never puts it in
+ * the snapshot.  Its nodes are names[node_first .. node_first + nnodes)
+ * of the ended() call's names, none for a job that never ran (cancelled
+ * while it waited). */
+#define FW_BACKEND_ENDED_STATE 12
+struct fw_backend_ended {
+	char job[FW_NAME_MAX];
+	char queue[FW_NAME_MAX];      /* as the cluster names it (Slurm: its
+				       * account), as fw_backend_aside's */
+	char user[FW_NAME_MAX];
+	int64_t gpus;                 /* whole GPUs it asked, -1 unknown */
+	char state[FW_BACKEND_ENDED_STATE]; /* done, failed, cancelled or
+				       * timeout: the local backend's words */
+	fw_time submitted, started, ended; /* started 0: it never ran */
+	int32_t exit_code;            /* 0..255 (done, failed); -1 none */
+	char reason[FW_BACKEND_ASIDE_REASON]; /* a plan reason's name
+				       * ("time_limit": fairway ended it at its
+				       * run-time limit), "" none */
+	char text[FW_SERVE_REASON_MAX]; /* how it ended in words, where the
+				       * state does not say it all; "" none */
+	int32_t node_first, nnodes;
+};
+
 /* The pairs of a job's selectors together: its own and its task groups'. */
 #define FW_BACKEND_SEL_MAX (2 * FW_MAX_LABELS)
 
@@ -523,6 +552,21 @@ struct fw_backend_ops {
 	/* With aside: every reason it may give (NULL-terminated), the words
 	 * GET /v1/jobs?reason= takes beside the plan's.  NULL: none. */
 	const char *const *aside_reasons;
+	/* Optional: the ended jobs the last read() saw that its cluster
+	 * still lists (struct fw_backend_ended), the first cap into out
+	 * (NULL with cap 0), their nodes' names the first ncap into names
+	 * (NULL with ncap 0; a job whose names are past ncap gets those that
+	 * fit); returns how many jobs there are (past cap too), *nnames the
+	 * names they need in all, or a negative fw_err.  Called under the
+	 * lock with aside(), after the same read; no RPC of its own.  NULL:
+	 * the daemon lists no ended job of the backend's (the local backend
+	 * keeps its own, local.h). */
+	int (*ended)(struct fw_backend *b, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
+		     int32_t ncap, int32_t *nnames);
+	/* With ended: how long the cluster lists an ended job, and where to
+	 * look after, in words for a 404 on a name it no longer lists
+	 * ("Slurm lists an ended job for MinJobAge ..."). */
+	const char *ended_after;
 	/* Optional: does the cluster manager answer?  FW_OK, or an fw_err
 	 * with *d filled.  Called before each cycle's take WITHOUT the
 	 * daemon's state lock, so that while the manager is down a cycle

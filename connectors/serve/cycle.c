@@ -128,6 +128,10 @@ struct taken {
 	struct fw_backend_aside *aside; /* the backend's jobs left out of s
 					 * (backend.h aside), for the view */
 	int32_t naside;
+	struct fw_backend_ended *ended; /* the backend's ended jobs (backend.h
+					 * ended), for the view */
+	int32_t nended;
+	char (*ended_nodes)[FW_NAME_MAX]; /* their nodes' names */
 	struct fw_local_runtime *rt;    /* the local backend's restarted jobs'
 					 * submitted runtimes, for the view */
 	int32_t nrt;
@@ -643,13 +647,42 @@ static void backend_reservations(struct fw_serve *d)
 	d->brsv_more = n - d->nbrsv;
 }
 
+/* Ended jobs in the order they ended, then by name: the list's. */
+static int by_end(const void *a, const void *b)
+{
+	const struct fw_backend_ended *x = a, *y = b;
+
+	if (x->ended != y->ended)
+		return x->ended < y->ended ? -1 : 1;
+	return strcmp(x->job, y->job);
+}
+
+/* The ended jobs the backend's read() saw (backend.h ended), with their
+ * nodes, for the view to list (after the same read as aside's), in the
+ * order they ended.  A failure lists none: they are only shown, and hold
+ * nothing. */
+static void backend_ended(struct fw_serve *d, struct taken *t)
+{
+	int32_t names = 0, k = 0, n = d->bops->ended(d->be, NULL, 0, NULL, 0, &names), cap = n;
+
+	if (n <= 0 || !(t->ended = calloc((size_t)n, sizeof *t->ended)) ||
+	    !(t->ended_nodes = calloc((size_t)names + 1, sizeof *t->ended_nodes)))
+		return;
+	n = d->bops->ended(d->be, t->ended, cap, t->ended_nodes, names, &k);
+	t->nended = n < 0 ? 0 : n < cap ? n : cap;
+	qsort(t->ended, (size_t)t->nended, sizeof *t->ended, by_end);
+}
+
 /* The jobs the backend's read() left out of the snapshot (backend.h
- * aside), for the view to list.  A failure lists none: they are only
- * shown, never planned. */
+ * aside), for the view to list, and its ended jobs with them.  A
+ * failure lists none: they are only shown, never planned. */
 static void backend_aside(struct fw_serve *d, struct taken *t)
 {
-	int32_t n = d->bops->aside(d->be, NULL, 0);
+	int32_t n;
 
+	if (d->bops->ended) /* of the same read */
+		backend_ended(d, t);
+	n = d->bops->aside(d->be, NULL, 0);
 	if (n <= 0 || !(t->aside = calloc((size_t)n, sizeof *t->aside)))
 		return;
 	n = d->bops->aside(d->be, t->aside, n);
@@ -1696,6 +1729,8 @@ static void free_taken(struct taken *t)
 	free(t->open);
 	free(t->back);
 	free(t->aside);
+	free(t->ended);
+	free(t->ended_nodes);
 	free(t->rt);
 	memset(t, 0, sizeof *t);
 }
@@ -1906,6 +1941,7 @@ static void pass_publish(struct fw_serve *d, struct pass *x, int rc)
 					      &d->hcfg, x->cycle, x->t.wgen, x->secs, x->t.skipped);
 	if (x->view) {
 		fw_serve_view_aside(x->view, x->t.aside, x->t.naside);
+		fw_serve_view_ended(x->view, x->t.ended, x->t.nended, x->t.ended_nodes);
 		submitted_runtimes(x->view, &x->t);
 		x->nodes = nodes_by_name(x->view);
 	}

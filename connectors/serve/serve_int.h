@@ -325,6 +325,16 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 struct fw_backend_aside;
 void fw_serve_view_aside(json_t *v, const struct fw_backend_aside *a, int32_t n);
 
+/* view.c: the n ended jobs the backend still lists (backend.h ended,
+ * their nodes in names) as view v's "ended" (by name) and "endedOrder",
+ * apart from its jobs: a job ended holds nothing, and nothing that reads
+ * the plan's jobs (the fair share's counts, /metrics, GET /v1/plan) sees
+ * one; GET /v1/jobs/{name} and the list (given a state) answer from them
+ * as the local backend's ended jobs, nodes and all.  A name the plan has
+ * is left to the plan's job. */
+struct fw_backend_ended;
+void fw_serve_view_ended(json_t *v, const struct fw_backend_ended *e, int32_t n, const char (*names)[FW_NAME_MAX]);
+
 /* view.c: one job of s as fw_serve_build_view would show it after plan
  * p (the actions with their status); NULL when s has no job of that name
  * or out of memory.  The dry run's answer (cycle.c fw_serve_estimate). */

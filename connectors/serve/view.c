@@ -692,6 +692,56 @@ static void not_before(json_t *o, const struct fw_backend_aside *a)
 	json_object_set_new(o, "reasonText", json_string(buf));
 }
 
+/* One ended job the backend still lists (backend.h fw_backend_ended), as
+ * the API shows an ended local job (api.c local_job_json): its state,
+ * times, exit code and nodes (where it ran, the member a running job's
+ * nodes have; none when it never ran); its reason and reasonText when
+ * the backend gives them (how it ended). */
+static json_t *ended_json(const struct fw_backend_ended *e, const char (*names)[FW_NAME_MAX])
+{
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I}", "name", e->job, "queue", e->queue, "user", e->user, "state",
+			      e->state, "submitTime", (json_int_t)e->submitted, "endTime", (json_int_t)e->ended);
+	json_t *nodes;
+
+	if (!o)
+		return NULL;
+	if (e->gpus >= 0)
+		json_object_set_new(o, "gpus", json_integer(e->gpus));
+	if (e->started > 0)
+		json_object_set_new(o, "startTime", json_integer(e->started));
+	if (e->nnodes > 0 && (nodes = json_array())) {
+		for (int32_t k = 0; k < e->nnodes; k++)
+			json_array_append_new(nodes, json_string(names[e->node_first + k]));
+		json_object_set_new(o, "nodes", nodes);
+	}
+	if (e->exit_code >= 0)
+		json_object_set_new(o, "exitCode", json_integer(e->exit_code));
+	if (e->reason[0])
+		json_object_set_new(o, "reason", json_string(e->reason));
+	if (e->text[0])
+		json_object_set_new(o, "reasonText", json_string(e->text));
+	return o;
+}
+
+void fw_serve_view_ended(json_t *v, const struct fw_backend_ended *e, int32_t n, const char (*names)[FW_NAME_MAX])
+{
+	json_t *jobs = json_object_get(v, "jobs"), *ended = json_object(), *order = json_array(), *o;
+
+	for (int32_t i = 0; jobs && ended && order && i < n; i++) {
+		if (json_object_get(jobs, e[i].job) || json_object_get(ended, e[i].job) || !(o = ended_json(&e[i], names)))
+			continue; /* the plan's job of that name answers */
+		json_object_set_new(ended, e[i].job, o);
+		json_array_append_new(order, json_string(e[i].job));
+	}
+	if (ended && order) {
+		json_object_set_new(v, "ended", ended);
+		json_object_set_new(v, "endedOrder", order);
+		return;
+	}
+	json_decref(ended);
+	json_decref(order);
+}
+
 void fw_serve_view_aside(json_t *v, const struct fw_backend_aside *a, int32_t n)
 {
 	json_t *jobs = json_object_get(v, "jobs"), *order = json_object_get(v, "jobOrder"), *o;

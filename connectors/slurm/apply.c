@@ -330,8 +330,6 @@ static int hold(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
 	return FW_OK;
 }
 
-#define FW__ENDED "fairway: ended: "
-
 /* Ended by fairway already: no longer running (slurmctld ended it), or
  * marked by end_at_limit's comment while slurmctld has yet to act. */
 static bool ended_already(const slurm_job_info_t *j)
@@ -1138,18 +1136,30 @@ static void begin_wait_text(const slurm_job_info_t *j, char *buf, size_t len)
 /* Held until a time: its begin time, one of its array's running tasks
  * ending, or its partition starting jobs again (DOWN, INACTIVE) or back
  * in Slurm (gone: deleted since fairway started). */
+/* Its managed partitions start no job: the one that holds it, named
+ * alone (not Slurm's whole list: `-p gpu,cpu` is held by gpu, which
+ * fairway manages), with its state; several, each with its own.  An
+ * orphan made without its partitions (o->parts "") names the job's. */
+static void part_down_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
+{
+	const char *p = o->parts[0] ? o->parts : fw__set(j->partition) ? j->partition : "";
+
+	if (o->m > 1)
+		snprintf(buf, len, "fairway: none of its partitions starts jobs in Slurm (%.*s): held until one is UP",
+			 FW__PARTS_TEXT, p);
+	else if (o->n == FW__PART_GONE)
+		snprintf(buf, len, "fairway: partition %.40s is gone from Slurm: held until it is back "
+			 "(scontrol update jobid=%u partition=NAME moves it)", p, (unsigned)j->job_id);
+	else
+		snprintf(buf, len, "fairway: partition %.40s is %s in Slurm, which starts none of its jobs: "
+			 "held until it is UP", p, fw__part_state_word((enum fw__part_state)o->n));
+}
+
 static void until_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
 {
-	const char *p = fw__set(j->partition) ? j->partition : "";
-
 	switch (o->why) {
 	case FW__ORPHAN_PART_DOWN:
-		if (o->n == FW__PART_GONE)
-			snprintf(buf, len, "fairway: partition %.40s is gone from Slurm: held until it is back "
-				 "(scontrol update jobid=%u partition=NAME moves it)", p, (unsigned)j->job_id);
-		else
-			snprintf(buf, len, "fairway: partition %.40s is %s in Slurm, which starts none of its jobs: "
-				 "held until it is UP", p, fw__part_state_word((enum fw__part_state)o->n));
+		part_down_text(o, j, buf, len);
 		break;
 	case FW__ORPHAN_BEGIN:
 		begin_wait_text(j, buf, len);

@@ -30,8 +30,31 @@
  * are the job's Slurm comment without its "fairway: " mark.  A begin_time
  * job's begin time is its earliest start (the API's expectedStart), which
  * its text says.  No RPC: everything comes from the last read.
+ *
+ * Ended jobs (fw_slurm_ended, backend.h fw_backend_ended): the jobs of a
+ * managed partition that the last read lists ended, which slurmctld keeps
+ * for MinJobAge after their end with their NodeList, for the daemon to
+ * show where each ran (GET /v1/jobs/ID "nodes", `fairway jobs show`: "ran
+ * on ...") in the local backend's words:
+ *   COMPLETED                              done, its exit code
+ *   FAILED, OUT_OF_MEMORY, NODE_FAIL,
+ *   BOOT_FAIL                              failed (the last three say so;
+ *                                          FAILED its exit code, or the
+ *                                          signal that killed it)
+ *   TIMEOUT, DEADLINE                      timeout: reason time_limit
+ *                                          when fairway ended it at its
+ *                                          run-time limit (its comment
+ *                                          FW__ENDED), else Slurm's own
+ *                                          limit, said
+ *   CANCELLED, PREEMPTED                   cancelled (PREEMPTED said)
+ * A job still COMPLETING on its nodes is running (build.c), not ended.
+ * Its nodes are Slurm's for it, none for one that never ran (cancelled
+ * while it waited); a job's last run's only (Slurm keeps no other).  It
+ * is read from the message and nothing else: the snapshot never has it,
+ * so it holds nothing.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fairway/span.h"
@@ -176,5 +199,101 @@ int fw_slurm_aside(struct fw_slurm *h, struct fw_backend_aside *out, int32_t cap
 			one(h, &h->orphans[k], j, &out[n]);
 		n++;
 	}
+	return n;
+}
+
+/* ------------------------------------------------------------ ended jobs */
+
+/* Slurm's end of j in the local backend's words, into e: its state, exit
+ * code, reason and text; false for a record that has not ended. */
+static bool end_of(const slurm_job_info_t *j, struct fw_backend_ended *e)
+{
+	uint32_t base = j->job_state & JOB_STATE_BASE, code = j->exit_code;
+	bool exited = (code & 0x7f) == 0, ours = fw__set(j->comment) && !strncmp(j->comment, FW__ENDED, strlen(FW__ENDED));
+	const char *st = "failed", *text = "";
+
+	switch (base) {
+	case JOB_COMPLETE: st = "done"; break;
+	case JOB_FAILED: break; /* its exit code, or the signal (below) */
+	case JOB_OOM: text = "out of memory (Slurm: OUT_OF_MEMORY)"; break;
+	case JOB_NODE_FAIL: text = "a node it ran on failed (Slurm: NODE_FAIL)"; break;
+	case JOB_BOOT_FAIL: text = "its nodes failed to boot (Slurm: BOOT_FAIL)"; break;
+	case JOB_TIMEOUT: st = "timeout"; text = ours ? "" : "Slurm ended it at its own time limit (sbatch -t)"; break;
+	case JOB_DEADLINE: st = "timeout"; text = "Slurm ended it at its deadline (sbatch --deadline)"; break;
+	case JOB_CANCELLED: st = "cancelled"; break;
+	case JOB_PREEMPTED: st = "cancelled"; text = "preempted by Slurm (PREEMPTED)"; break;
+	default: return false;
+	}
+	snprintf(e->state, sizeof e->state, "%s", st);
+	snprintf(e->text, sizeof e->text, "%s", text);
+	snprintf(e->reason, sizeof e->reason, "%s", base == JOB_TIMEOUT && ours ? "time_limit" : "");
+	e->exit_code = (base == JOB_COMPLETE || base == JOB_FAILED) && exited ? (int32_t)((code >> 8) & 0xff) : -1;
+	if (base == JOB_FAILED && !exited)
+		snprintf(e->text, sizeof e->text, "killed by signal %u (Slurm: FAILED)", (unsigned)(code & 0x7f));
+	return true;
+}
+
+/* Fairway's to list if it ended: of a managed partition, done with its
+ * nodes (not COMPLETING on them: build.c reads that as running). */
+static bool listed_ended(const struct fw_slurm *h, const slurm_job_info_t *j)
+{
+	return !fw__job_running(j) && !fw__job_pending(j) && fw__slurm_managed(h, j->partition);
+}
+
+/* j's nodes (Slurm's NodeList, none for a job that never ran) into
+ * names from *k, up to ncap; how many it ran on. */
+static int32_t ran_on(const slurm_job_info_t *j, char (*names)[FW_NAME_MAX], int32_t ncap, int32_t *k)
+{
+	hostlist_t hl = fw__set(j->nodes) ? FW__SLP(slurm_hostlist_create(j->nodes)) : NULL;
+	int32_t n = 0;
+	char *host;
+
+	while (hl && (host = FW__SLP(slurm_hostlist_shift(hl)))) {
+		if (*k < ncap)
+			snprintf(names[*k], FW_NAME_MAX, "%s", host);
+		*k += 1;
+		n++;
+		free(host);
+	}
+	if (hl)
+		FW__SLV(slurm_hostlist_destroy(hl));
+	return n;
+}
+
+static void ended_one(struct fw_slurm *h, const slurm_job_info_t *j, struct fw_backend_ended *e)
+{
+	fw__job_name(h, j, e->job, sizeof e->job);
+	snprintf(e->queue, sizeof e->queue, "%s", fw__set(j->account) ? j->account : "");
+	fw__slurm_user(h, j, e->user, sizeof e->user);
+	e->gpus = fw__slurm_job_gpus(j);
+	e->submitted = (fw_time)j->submit_time;
+	e->ended = (fw_time)j->end_time;
+}
+
+int fw_slurm_ended(struct fw_slurm *h, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
+		   int32_t ncap, int32_t *nnames)
+{
+	struct fw_backend_ended e;
+	int32_t n = 0, k = 0;
+
+	for (uint32_t i = 0; h->jobs && i < h->jobs->record_count; i++) {
+		const slurm_job_info_t *j = &h->jobs->job_array[i];
+		int32_t ran;
+		if (!listed_ended(h, j))
+			continue;
+		memset(&e, 0, sizeof e);
+		if (!end_of(j, &e))
+			continue;
+		e.node_first = k < ncap ? k : ncap;
+		ran = ran_on(j, names, ncap, &k);
+		e.nnodes = e.node_first + ran > ncap ? ncap - e.node_first : ran; /* the names that fit */
+		e.started = ran > 0 ? (fw_time)j->start_time : 0;
+		if (n < cap) {
+			ended_one(h, j, &e);
+			out[n] = e;
+		}
+		n++;
+	}
+	*nnames = k;
 	return n;
 }

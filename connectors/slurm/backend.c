@@ -4,7 +4,8 @@
  * --backend-opt conf=/etc/slurm/slurm.conf,partitions=gpu`.
  *
  * read, fetch, capture, build, adopt, discard, apply, health, explain,
- * windows, release, reservations and aside map one to one onto fwslurm.h;
+ * windows, release, reservations, aside and ended map one to one onto
+ * fwslurm.h;
  * submission and cancellation stay with sbatch and scancel (NULL ops).
  * The daemon's fleet snapshot is not used: Slurm is the world.
  */
@@ -186,6 +187,12 @@ static int sb_aside(struct fw_backend *b, struct fw_backend_aside *out, int32_t 
 	return fw_slurm_aside(b->h, out, cap);
 }
 
+static int sb_ended(struct fw_backend *b, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
+		    int32_t ncap, int32_t *nnames)
+{
+	return fw_slurm_ended(b->h, out, cap, names, ncap, nnames);
+}
+
 static void sb_close(struct fw_backend *b)
 {
 	if (!b)
@@ -325,6 +332,9 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.reservations = sb_reservations,
 	.aside = sb_aside,
 	.aside_reasons = fw_slurm_aside_reasons,
+	.ended = sb_ended,
+	.ended_after = "Slurm lists an ended job only for MinJobAge seconds after its end (scontrol show config | "
+		       "grep MinJobAge); sacct -j ID -o JobID,State,ExitCode,NodeList shows it after",
 	.reachable = sb_reachable,
 	.fetch = sb_fetch,
 	.capture = sb_capture,

@@ -694,6 +694,20 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
 	return FW_OK;
 }
 
+/* Held: none of its managed partitions starts jobs now (st: the first
+ * one's state), each of them named with its state for its comment, and
+ * only them: `-p gpu,cpu` is held by gpu alone, which fairway manages. */
+static int parts_down(struct build *b, const slurm_job_info_t *j, enum fw__part_state st)
+{
+	int32_t k = b->h->norphans;
+	int rc = orphan(b, j, FW__ORPHAN_PART_DOWN, (int32_t)st);
+	struct fw__orphan *o = rc == FW_OK && b->h->norphans > k ? &b->h->orphans[k] : NULL;
+
+	if (o)
+		o->m = fw__slurm_parts_held(b->h, j->partition, o->parts, sizeof o->parts);
+	return rc;
+}
+
 /* A job no node is left for: by the reservations to come alone (filter.c
  * phase 5b: the first that took one of its nodes, by name, and how many
  * more did), or by what it asks. */
@@ -751,7 +765,7 @@ static int not_placeable(struct build *b, const slurm_job_info_t *j)
 	if ((n = fw__slurm_filter_job(b->filter, j)) == FW__NODES_UNREAD)
 		return orphan(b, j, FW__ORPHAN_CONSTRAINT, 0);
 	if (n == 0 && (st = fw__slurm_parts_state(b->h, j->partition)) != FW__PART_UP)
-		return orphan(b, j, FW__ORPHAN_PART_DOWN, (int32_t)st); /* its partitions start no job */
+		return parts_down(b, j, st); /* its partitions start no job */
 	if (w) /* Slurm runs it on every node listed, and those only when
 		* the count is the list's: a filter of exactly them */
 		return nodelist_placeable(b, j, w, n == FW__NODES_ANY ? b->s->nnodes : n);

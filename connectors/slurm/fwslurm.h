@@ -342,6 +342,13 @@ int fw_slurm_reservations(const struct fw_slurm *h, struct fw_backend_rsv *out, 
 int fw_slurm_aside(struct fw_slurm *h, struct fw_backend_aside *out, int32_t cap);
 /* The reasons fw_slurm_aside gives, NULL-terminated. */
 extern const char *const fw_slurm_aside_reasons[];
+/* backend.h ended(): the jobs of the managed partitions that the last
+ * read lists ended (Slurm keeps them for MinJobAge), each in the local
+ * backend's states with its nodes (aside.c), the first cap into out and
+ * the first ncap node names into names.  Returns how many there are
+ * (past cap too), *nnames the names they need. */
+int fw_slurm_ended(struct fw_slurm *h, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
+		   int32_t ncap, int32_t *nnames);
 /* Slurm's reservation flags as `scontrol show res` names them, comma
  * separated ("MAINT,IGNORE_JOBS"; "" for none), cut at a whole name. */
 void fw_slurm_resv_flags(uint64_t flags, char *buf, size_t n);

@@ -664,6 +664,47 @@ enum fw__part_state fw__slurm_parts_state(const struct fw_slurm *h, const char *
 	return first;
 }
 
+/* One more of the job's managed partitions into buf (*k of its len
+ * bytes used): its name, with its state when states; false, buf as it
+ * was, when it does not fit whole with room left for ", and N more",
+ * but for the first, which is cut (a name of 80 bytes, say). */
+static bool held_part(const struct fw_slurm *h, const char *p, size_t plen, bool states, char *buf, size_t len,
+		      size_t *k)
+{
+	const char *w = fw__part_state_word(fw__slurm_part_state(h, p, plen));
+	size_t left = len - *k;
+	int n = states ? snprintf(buf + *k, left, "%s%.*s %s", *k ? ", " : "", (int)plen, p, w)
+		       : snprintf(buf + *k, left, "%.*s", (int)plen, p);
+
+	if (n >= 0 && *k == 0 && (size_t)n + 16 >= left) /* the first, cut */
+		n = (int)(left > 16 ? left - 16 : 0);
+	if (n < 0 || (size_t)n + 16 > left) {
+		buf[*k] = '\0';
+		return false;
+	}
+	buf[*k + (size_t)n] = '\0';
+	*k += (size_t)n;
+	return true;
+}
+
+int32_t fw__slurm_parts_held(const struct fw_slurm *h, const char *partitions, char *buf, size_t len)
+{
+	int32_t all = 0, said = 0;
+	size_t k = 0, plen;
+	bool room = len > 16;
+
+	for (const char *p = partitions; p && *p; p += plen + (p[plen] == ','))
+		all += listed_n(h->parts, p, plen = strcspn(p, ","));
+	if (len)
+		buf[0] = '\0';
+	for (const char *p = partitions; room && p && *p; p += plen + (p[plen] == ','))
+		if (listed_n(h->parts, p, plen = strcspn(p, ",")) && (room = held_part(h, p, plen, all > 1, buf, len, &k)))
+			said++;
+	if (said < all && len > 16)
+		snprintf(buf + k, len - k, "%s%d more", k ? ", and " : "", (int)(all - said));
+	return all;
+}
+
 slurm_job_info_t *fw__slurm_job(const struct fw_slurm *h, uint32_t id)
 {
 	if (!h->jobs || !h->jhash_cap)

@@ -124,16 +124,21 @@ enum fw__orphan_why {
 	FW__ORPHAN_PART_DOWN,   /* held, and none of its managed partitions
 				 * starts jobs now (n: the first one's
 				 * fw__part_state: DOWN, INACTIVE or gone
-				 * from Slurm since fairway started): Slurm
-				 * would run it nowhere, so fairway plans it
-				 * once one is UP again */
+				 * from Slurm since fairway started; m: how
+				 * many managed ones it names; parts: them,
+				 * fw__slurm_parts_held): Slurm would run it
+				 * nowhere, so fairway plans it once one is
+				 * UP again */
 };
 
+#define FW__PARTS_TEXT 96 /* a held job's managed partitions in words (struct fw__orphan) */
 struct fw__orphan {
 	uint32_t job;
 	enum fw__orphan_why why;
 	int32_t n, m;
 	char resv[FW_NAME_MAX];  /* FW__ORPHAN_RESERVED: a reservation's name */
+	char parts[FW__PARTS_TEXT]; /* FW__ORPHAN_PART_DOWN: its managed
+				 * partitions, as its comment names them */
 };
 
 /* A managed partition as Slurm has it now (read.c fw__slurm_part_state):
@@ -346,6 +351,12 @@ enum fw__part_state fw__part_state_of(const partition_info_t *p);
 enum fw__part_state fw__slurm_part_state(const struct fw_slurm *h, const char *name, size_t len);
 const char *fw__part_state_word(enum fw__part_state st);
 enum fw__part_state fw__slurm_parts_state(const struct fw_slurm *h, const char *partitions);
+/* The job's managed partitions (the comma list less those fairway does
+ * not manage: `-p gpu,cpu` names gpu alone), as its held comment names
+ * them, into buf: "gpu" for one, "gpu DOWN, gpu2 gone" for several, each
+ * with its state (fw__part_state_word), cut at a whole one (", and N
+ * more").  How many it names in all. */
+int32_t fw__slurm_parts_held(const struct fw_slurm *h, const char *partitions, char *buf, size_t len);
 /* The lookups by job id and by (array, task) index the job message of
  * the last load: fw__slurm_index builds them, at the start of each
  * fw__slurm_build (so they always index the records a snapshot names). */
@@ -440,6 +451,10 @@ bool fw__slurm_held_back(const slurm_job_info_t *j);
  * fairway's comment on it then writes the record (FW__USER_HOLD_TEXT),
  * which job_submit.lua turns back into fairway's hold at the release. */
 #define FW__STARTED_MARK "fairway: started on "
+/* The comment of a job fairway ends at its run-time limit (apply.c
+ * end_at_limit): slurmctld ends it TIMEOUT, which the daemon lists with
+ * reason time_limit (aside.c fw_slurm_ended). */
+#define FW__ENDED "fairway: ended: "
 #define FW__REQUEUED_TEXT "fairway: requeued (evicted), to be planned anew"
 /* The earliest start of a Slurm reservation on the hostlist `nodes`
  * (apply.c do_reserve): Slurm refuses to start a released job whose time

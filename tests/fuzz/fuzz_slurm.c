@@ -797,6 +797,38 @@ static void aside_holds(struct fw_slurm *h)
 		abort();
 }
 
+/* The daemon's list of the ended jobs Slurm still lists (fw_slurm_ended):
+ * exactly the managed records that ended (none pending or running: an
+ * ended job holds nothing, and the snapshot never reads it), each in one
+ * of the local backend's ended states, its nodes among the names, an
+ * exit code a byte; a cut list says how many there are and the names
+ * they need. */
+static void ended_holds(const struct world *w, struct fw_slurm *h)
+{
+	static const char *const states[] = { "done", "failed", "cancelled", "timeout" };
+	struct fw_backend_ended out[8];
+	char names[64][FW_NAME_MAX];
+	int32_t nn = 0, nn1 = -1, n = fw_slurm_ended(h, out, 8, names, 64, &nn), want = 0;
+
+	for (int i = 0; i < w->nj; i++) {
+		const slurm_job_info_t *j = &w->jobs[i];
+		uint32_t base = j->job_state & JOB_STATE_BASE;
+		want += base >= JOB_COMPLETE && base < JOB_END && !fw__job_running(j) && !fw__job_pending(j) &&
+			fw__slurm_managed(h, j->partition);
+	}
+	for (int32_t k = 0; k < n && k < 8; k++) {
+		const struct fw_backend_ended *e = &out[k];
+		int known = 0;
+		for (int x = 0; x < 4; x++)
+			known += !strcmp(e->state, states[x]);
+		if (!known || e->node_first < 0 || e->nnodes < 0 || e->node_first + e->nnodes > 64 ||
+		    e->exit_code < -1 || e->exit_code > 255)
+			abort();
+	}
+	if (n != want || fw_slurm_ended(h, out, 1, names, 0, &nn1) != n || nn1 != nn)
+		abort();
+}
+
 /* The daemon's list of Slurm's reservations (fw_slurm_reservations):
  * every one but fairway's own (fairway-maint-<id>, a window's mirror,
  * and fairway-<job>, a job's, the job named A or A_T in decimal; an
@@ -997,6 +1029,9 @@ static void part_down_holds(const struct world *w, const struct fw_snapshot *s, 
 			j = w->jobs[i].job_id == o->job ? &w->jobs[i] : j;
 		if (!j || starts_some(w, j->partition) || o->n < FW__PART_DOWN || o->n > FW__PART_GONE)
 			abort();
+		/* its comment names its managed partitions alone: one, by name */
+		if (o->m < 1 || !o->parts[0] || (o->m == 1 && !fw__slurm_listed(h->parts, o->parts)))
+			abort();
 	}
 	for (int32_t x = 0; x < s->njobs && s->nnodes > 0; x++) {
 		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
@@ -1059,6 +1094,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	user_holds(w, s, h);
 	listed_holds(w, h);
 	aside_holds(h);
+	ended_holds(w, h);
 	reserved_holds(w, s);
 	usage_holds(w, s);
 	for (int32_t x = 0; x < s->njobs; x++) /* QOS, then nice: in range */

@@ -51,6 +51,9 @@
 #                           into it), its comment says the partition is
 #                           DOWN, and the log says so once over several
 #                           cycles (before: released each cycle, silently)
+#   part_down_names_the_managed_one  ... a job of `-p gpu,gpu2` (gpu2 not
+#                           fairway's) is held too, its comment naming gpu
+#                           alone, not Slurm's list
 #   part_up_again_runs      State=UP: the log says so, the job runs
 #   part_gone_warned_once_runs  `scontrol delete PartitionName=gpu`: the
 #                           log says it is gone once, no cycle fails, run
@@ -232,6 +235,15 @@ if [ "$(squeue -h -o '%T %Q' -j "$pd")" = "PENDING 0" ] &&
 	ok part_down_held_warned_once
 else
 	bad part_down_held_warned_once "job $pd: $(squeue -h -o '%T %Q %k' -j "$pd"); $(cut -c1-200 "$T/part.out")"
+fi
+# a job of gpu and gpu2 (not fairway's): its comment names gpu alone, the
+# managed partition whose state holds it, not Slurm's list "gpu,gpu2"
+pm=$(sbatch --parsable -p gpu,gpu2 -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+if wait_until 10 "squeue -h -o %k -j $pm | grep -qx 'fairway: partition gpu is DOWN in Slurm, which starts none of its jobs: held until it is UP'" &&
+	[ "$(squeue -h -o '%T %Q' -j "$pm")" = "PENDING 0" ]; then
+	ok part_down_names_the_managed_one
+else
+	bad part_down_names_the_managed_one "job $pm ($(squeue -h -o %P -j "$pm")): $(squeue -h -o '%T %Q %k' -j "$pm")"
 fi
 scontrol update PartitionName=gpu State=UP
 if wait_until 15 "started $pd" && grep -q '^fairway-slurm: partition gpu is UP again in Slurm: fairway plans its jobs again$' "$T/part.out"; then

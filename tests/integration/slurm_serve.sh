@@ -2,6 +2,14 @@
 # tests/integration/slurm_serve.sh BUILD_DIR — `fairway serve --backend
 # slurm` against a real Slurm lab (tests/slurm/lab.sh), sbatch jobs only:
 #   serve_starts_sbatch_jobs   held sbatch jobs are started by the daemon
+#   serve_ended_job_names_its_node  a job run to COMPLETED, while
+#                              slurmctld lists it (MinJobAge): GET
+#                              /v1/jobs/ID has state done, exitCode 0 and
+#                              nodes [its NodeList]; ?state=done lists it,
+#                              the list without a state does not
+#   serve_ended_job_shows_ran_on  ... `fairway jobs show ID` prints
+#                              "state: done" and "ran on NODE" (the local
+#                              backend's words)
 #   serve_health_no_new_job    a node reported unhealthy through the API
 #                              (POST /v1/nodes/NAME/health) gets no new job
 #   serve_health_drains_idle   ... and, idle, is drained in Slurm with
@@ -130,6 +138,34 @@ else
 	bad serve_starts_sbatch_jobs "$(squeue -h -o '%i %T %Q %k' | head -3); $(tail -3 "$T/serve.log")"
 fi
 cancel_all
+
+# A job that runs to COMPLETED: while slurmctld lists it (MinJobAge), the
+# daemon shows where it ran, as the local backend shows an ended job.
+done_job=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+wait_until 30 "scontrol -o show job $done_job | grep -q 'JobState=COMPLETED'"
+ran=$(scontrol -o show job "$done_job" | grep -o ' NodeList=[^ ]*' | cut -d= -f2)
+ended_listed() {
+	curl -s "http://127.0.0.1:$PORT/v1/jobs/$done_job" >"$T/done.json" &&
+		curl -s "http://127.0.0.1:$PORT/v1/jobs?state=done" >"$T/done_list.json" &&
+		curl -s "http://127.0.0.1:$PORT/v1/jobs" >"$T/live_list.json" &&
+		python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); n = sys.argv[3]
+assert j["state"] == "done" and j["nodes"] == [sys.argv[2]] and j["exitCode"] == 0, j
+assert j["queue"] == "team_a" and j["gpus"] == 1 and j["startTime"] <= j["endTime"], j
+assert [x["name"] for x in json.load(open(sys.argv[4]))["jobs"]] == [n]
+assert n not in [x["name"] for x in json.load(open(sys.argv[5]))["jobs"]]' \
+			"$T/done.json" "$ran" "$done_job" "$T/done_list.json" "$T/live_list.json"
+}
+if [ -n "$ran" ] && wait_until 10 'ended_listed 2>/dev/null'; then
+	ok serve_ended_job_names_its_node
+else
+	bad serve_ended_job_names_its_node "job $done_job ran on '$ran': GET $(head -c 400 "$T/done.json"); list $(head -c 200 "$T/done_list.json")"
+fi
+"$FAIRWAY" --server "http://127.0.0.1:$PORT" jobs show "$done_job" >"$T/done.txt" 2>&1
+if grep -qx 'state: done' "$T/done.txt" && grep -qx "ran on $ran" "$T/done.txt" && grep -qx 'exit code: 0' "$T/done.txt"; then
+	ok serve_ended_job_shows_ran_on
+else
+	bad serve_ended_job_shows_ran_on "$(head -c 400 "$T/done.txt")"
+fi
 
 # a held job alone: not in the snapshot, so the plan has nothing waiting,
 # and the daemon called explain only for waiting jobs until now

@@ -903,6 +903,91 @@ TEST(jobs_the_backend_keeps_aside_are_listed_with_their_reason)
 	daemon_down(&d);
 }
 
+/* The ended jobs a backend's cluster still lists (backend.h ended:
+ * Slurm's, for MinJobAge) answer GET /v1/jobs/NAME as the local
+ * backend's ended jobs do: state, times, exit code and the nodes they ran
+ * on (none for one that never ran); the list has them only when asked
+ * for a state, after the plan's, and a name the plan has stays the plan's
+ * job.  A name the cluster no longer lists is a 404 that says how long it
+ * lists them and where to look, and points at the decision log when that
+ * has rows for the name. */
+static const char *answer(struct fw_serve *d, const char *method, const char *path, const char *body);
+
+TEST(ended_jobs_the_backend_lists_say_where_they_ran)
+{
+	struct fw_serve d;
+	struct fw_backend_ops remote;
+	struct fw_backend_ended e[3];
+	const char names[3][FW_NAME_MAX] = { "n0", "n1", "n9" };
+	json_t *j;
+
+	daemon_up(&d);
+	remote = fw_backend_local; /* not the local backend: the view answers */
+	remote.name = "remote";
+	d.bops = &remote;
+	publish_budget_view(&d, false, true);
+	memset(e, 0, sizeof e);
+	snprintf(e[0].job, sizeof e[0].job, "41");
+	snprintf(e[0].queue, sizeof e[0].queue, "acct");
+	snprintf(e[0].user, sizeof e[0].user, "ann");
+	snprintf(e[0].state, sizeof e[0].state, "done");
+	e[0].gpus = 2;
+	e[0].submitted = 98000;
+	e[0].started = 98100;
+	e[0].ended = 98700;
+	e[0].exit_code = 0;
+	e[0].nnodes = 2;
+	e[1] = e[0];
+	snprintf(e[1].job, sizeof e[1].job, "42");
+	snprintf(e[1].state, sizeof e[1].state, "cancelled");
+	e[1].started = 0;
+	e[1].exit_code = -1;
+	e[1].nnodes = 0;
+	e[2] = e[0];
+	snprintf(e[2].job, sizeof e[2].job, "crop"); /* a namesake of the plan's */
+	e[2].node_first = 2;
+	e[2].nnodes = 1;
+	const char *before = strdup(listed(&d, NULL, NULL, NULL, NULL));
+	fw_serve_view_ended(d.view, e, 3, names);
+	ASSERT_STR_EQ(listed(&d, NULL, NULL, NULL, NULL), before); /* ended jobs only on request */
+	free((void *)before);
+	ASSERT_STR_EQ(listed(&d, "done", NULL, NULL, NULL), "41");
+	ASSERT_STR_EQ(listed(&d, "cancelled", NULL, NULL, NULL), "42");
+	ASSERT_STR_EQ(listed(&d, "running", NULL, NULL, NULL), "train");
+	ASSERT_STR_CONTAINS(listed(&d, "all", NULL, NULL, NULL), ",41,42");
+	ASSERT_STR_EQ(listed(&d, "all", NULL, "acct", "ann"), "41,42");
+	j = get_json(&d, "/v1/jobs/41");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "state")), "done");
+	ASSERT_EQ(json_array_size(json_object_get(j, "nodes")), 2);
+	ASSERT_STR_EQ(json_string_value(json_array_get(json_object_get(j, "nodes"), 0)), "n0");
+	ASSERT_STR_EQ(json_string_value(json_array_get(json_object_get(j, "nodes"), 1)), "n1");
+	ASSERT_EQ(json_integer_value(json_object_get(j, "exitCode")), 0);
+	ASSERT_EQ(json_integer_value(json_object_get(j, "startTime")), 98100);
+	ASSERT_EQ(json_integer_value(json_object_get(j, "endTime")), 98700);
+	ASSERT_EQ(json_integer_value(json_object_get(j, "gpus")), 2);
+	ASSERT(json_is_array(json_object_get(j, "decisions")));
+	json_decref(j);
+	j = get_json(&d, "/v1/jobs/42"); /* cancelled while it waited: nowhere */
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "state")), "cancelled");
+	ASSERT(!json_object_get(j, "nodes") && !json_object_get(j, "startTime") && !json_object_get(j, "exitCode"));
+	json_decref(j);
+	j = get_json(&d, "/v1/jobs/crop"); /* the plan's job */
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "state")), "pending");
+	json_decref(j);
+	ASSERT_STR_CONTAINS(answer(&d, "GET", "/v1/jobs/43", ""), "404 {\"error\"");
+	ASSERT_STR_CONTAINS(answer(&d, "GET", "/v1/jobs/43", ""), "no job or job array named \\\"43\\\"\"");
+	remote.ended_after = "the cluster lists an ended job for an hour";
+	ASSERT_STR_CONTAINS(answer(&d, "GET", "/v1/jobs/43", ""),
+			    "named \\\"43\\\" in remote now: the cluster lists an ended job for an hour\"");
+	struct fw_store_decision dec = { 1, 98100, 1, "start", "43", "", "started", "started: 2 GPUs" };
+	ASSERT_EQ(fw_store_log_decision(d.store, &dec), FW_OK);
+	ASSERT_STR_CONTAINS(answer(&d, "GET", "/v1/jobs/43", ""),
+			    "for an hour; fairway's log keeps its decisions about it: fairway decisions --job 43 (GET "
+			    "/v1/decisions?job=43)");
+	d.bops = &fw_backend_local;
+	daemon_down(&d);
+}
+
 /* One node, all of it running train until 106200 (a 2 h run from 99000):
  * wait and late each expected then, soon (1 GPU) started now. */
 /* Unix time t as the daemon's texts write it, by libc (not the core's
@@ -3323,7 +3408,7 @@ TEST(requests_and_cycles_at_once_answer_as_alone)
 	served_down(&f);
 }
 
-TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_eviction_at_a_bad_time_stops_the_start_in_words, the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_job_aside_until_a_known_time_is_expected_then, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_window_before_the_backends_departure_is_the_nodes_stay, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_eviction_at_a_bad_time_stops_the_start_in_words, the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, ended_jobs_the_backend_lists_say_where_they_ran, a_job_aside_until_a_known_time_is_expected_then, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_window_before_the_backends_departure_is_the_nodes_stay, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,

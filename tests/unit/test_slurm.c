@@ -892,6 +892,65 @@ TEST(a_partition_that_starts_no_job_gets_no_job)
 	fake_free(&f);
 }
 
+/* The held comment of f's first orphan (fw__orphan_text), after a build
+ * that leaves exactly one, job id's. */
+static void part_held_text(struct fake *f, uint32_t id, char *text, size_t n)
+{
+	fake_renew(f);
+	text[0] = '\0';
+	ASSERT_OK(fw__slurm_build(f->h, f->s, &f->w, &f->d));
+	ASSERT_OK(fw_snapshot_validate(f->s, &f->d));
+	ASSERT_EQ(f->h->norphans, 1);
+	ASSERT_EQ(f->h->orphans[0].job, id);
+	ASSERT_EQ(f->h->orphans[0].why, FW__ORPHAN_PART_DOWN);
+	fw__orphan_text(&f->h->orphans[0], &f->jobs.job_array[0], text, n);
+}
+
+/* A job submitted to several partitions (sbatch -p gpu,cpu) is held by
+ * the managed ones alone: its comment names the managed partition whose
+ * state holds it, not Slurm's whole list ("partition gpu,cpu is DOWN"
+ * before), wherever it stands in the list; of several managed ones, each
+ * with its own state; a list too long for the words is cut at a whole
+ * partition, saying how many more. */
+TEST(a_job_of_several_partitions_names_the_managed_one_that_holds_it)
+{
+	struct fake f;
+	char text[240], buf[30];
+
+	fake_two_partitions(&f, 1);
+	snprintf(f.h->parts, sizeof f.h->parts, "gpu"); /* gpu2 is Slurm's, not fairway's */
+	fake_pending(&f.jobs.job_array[0], 911, 4, "gres:gpu:1");
+	f.jobs.job_array[0].partition = (char *)"gpu,gpu2";
+	f.parts2[0].state_up = PARTITION_DOWN;
+	part_held_text(&f, 911, text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: partition gpu is DOWN in Slurm, which starts none of its jobs: held until it is UP");
+	f.jobs.job_array[0].partition = (char *)"gpu2,gpu"; /* the managed one second */
+	f.parts2[0].state_up = PARTITION_INACTIVE;
+	part_held_text(&f, 911, text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: partition gpu is INACTIVE in Slurm, which starts none of its jobs: held until it "
+			    "is UP");
+
+	/* both managed, neither starting jobs: each named with its state */
+	snprintf(f.h->parts, sizeof f.h->parts, "gpu,gpu2");
+	f.parts2[0].state_up = PARTITION_DOWN;
+	f.parts2[1].state_up = PARTITION_INACTIVE;
+	part_held_text(&f, 911, text, sizeof text);
+	ASSERT_EQ(f.h->orphans[0].m, 2);
+	ASSERT_STR_EQ(text, "fairway: none of its partitions starts jobs in Slurm (gpu2 INACTIVE, gpu DOWN): held until "
+			    "one is UP");
+	f.parts.record_count = 1; /* gpu2 deleted since fairway started */
+	part_held_text(&f, 911, text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: none of its partitions starts jobs in Slurm (gpu2 gone, gpu DOWN): held until one "
+			    "is UP");
+
+	/* cut at a whole partition: the count of the rest */
+	ASSERT_EQ(fw__slurm_parts_held(f.h, "gpu,gpu2", buf, sizeof buf), 2);
+	ASSERT_STR_EQ(buf, "gpu DOWN, and 1 more");
+	ASSERT_EQ(fw__slurm_parts_held(f.h, "cpu,gpu", buf, sizeof buf), 1);
+	ASSERT_STR_EQ(buf, "gpu");
+	fake_free(&f);
+}
+
 /* fw_slurm_warn's lines for f (prefix "fw"), into buf: how many. */
 static int warned(struct fake *f, char *buf, size_t len)
 {
@@ -2419,6 +2478,84 @@ TEST(a_maintenance_window_after_a_gap_keeps_long_jobs_off)
  * a --reservation job (in_reservation, naming the reservation), a job the
  * reservation filter leaves no node (slurm_reservation, naming it); a
  * planned job is not listed. */
+/* The ended jobs of the managed partitions Slurm still lists (MinJobAge)
+ * are listed with the nodes they ran on (Slurm's NodeList, none for one
+ * cancelled while it waited), in the local backend's states, and hold
+ * nothing: the snapshot has only the running jobs (one still COMPLETING on
+ * its node among them), their allocations alone.  A list cut by cap or
+ * by the names' room says how many there are. */
+TEST(ended_jobs_are_listed_with_their_nodes_and_hold_none)
+{
+	struct fake f;
+	struct fw_backend_ended e[4];
+	char names[4][FW_NAME_MAX];
+	int32_t nn = 0;
+
+	fake_init(&f, 2, 7);
+	fake_job(&f.jobs.job_array[0], 950, "gpu[001-002]", "gpu:2(IDX:0-1)", 1);
+	f.jobs.job_array[0].job_state = JOB_COMPLETE;
+	f.jobs.job_array[0].end_time = 900;
+	fake_pending(&f.jobs.job_array[1], 951, 1, NULL);
+	f.jobs.job_array[1].job_state = JOB_CANCELLED;
+	fake_job(&f.jobs.job_array[2], 952, "gpu001", "gpu:2(IDX:0-1)", 1);
+	f.jobs.job_array[2].job_state = JOB_TIMEOUT;
+	f.jobs.job_array[2].comment = (char *)FW__ENDED "it ran 6s; its run-time limit (maxRuntime) is 5s";
+	fake_job(&f.jobs.job_array[3], 953, "gpu002", "gpu:2(IDX:0-1)", 1);
+	f.jobs.job_array[3].job_state = JOB_FAILED;
+	f.jobs.job_array[3].exit_code = 9; /* SIGKILL */
+	fake_job(&f.jobs.job_array[4], 954, "gpu001", "gpu:2(IDX:2-3)", 1);
+	f.jobs.job_array[4].job_state = JOB_COMPLETE | JOB_COMPLETING; /* still on its node */
+	fake_job(&f.jobs.job_array[5], 955, "gpu002", "gpu:2(IDX:4-5)", 1);
+	fake_job(&f.jobs.job_array[6], 956, "gpu001", "gpu:2(IDX:0-1)", 1);
+	f.jobs.job_array[6].job_state = JOB_COMPLETE;
+	f.jobs.job_array[6].partition = (char *)"cpu"; /* not fairway's */
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "954");
+	ASSERT_STR_EQ(f.s->jobs[1].name, "955");
+	ASSERT_EQ(f.s->nallocs, 2);
+	ASSERT_EQ(f.s->allocs[0].gpu_mask, 0xcu);
+	ASSERT_EQ(f.s->allocs[1].gpu_mask, 0x30u);
+
+	ASSERT_EQ(fw_slurm_ended(f.h, NULL, 0, NULL, 0, &nn), 4);
+	ASSERT_EQ(nn, 4);
+	ASSERT_EQ(fw_slurm_ended(f.h, e, 4, names, 4, &nn), 4);
+	ASSERT_STR_EQ(e[0].job, "950");
+	ASSERT_STR_EQ(e[0].state, "done");
+	ASSERT_STR_EQ(e[0].queue, "team_a");
+	ASSERT_EQ(e[0].gpus, 2);
+	ASSERT_EQ(e[0].exit_code, 0);
+	ASSERT_EQ(e[0].started, 500);
+	ASSERT_EQ(e[0].ended, 900);
+	ASSERT_EQ(e[0].nnodes, 2);
+	ASSERT_STR_EQ(names[e[0].node_first], "gpu001");
+	ASSERT_STR_EQ(names[e[0].node_first + 1], "gpu002");
+	ASSERT_STR_EQ(e[0].text, "");
+	ASSERT_STR_EQ(e[1].state, "cancelled"); /* while it waited: nowhere */
+	ASSERT_EQ(e[1].nnodes, 0);
+	ASSERT_EQ(e[1].started, 0);
+	ASSERT_EQ(e[1].exit_code, -1);
+	ASSERT_STR_EQ(e[2].state, "timeout");
+	ASSERT_STR_EQ(e[2].reason, "time_limit"); /* fairway ended it */
+	ASSERT_STR_EQ(names[e[2].node_first], "gpu001");
+	ASSERT_STR_EQ(e[3].state, "failed");
+	ASSERT_EQ(e[3].exit_code, -1);
+	ASSERT_STR_EQ(e[3].text, "killed by signal 9 (Slurm: FAILED)");
+	ASSERT_STR_EQ(names[e[3].node_first], "gpu002");
+	f.jobs.job_array[2].comment = NULL; /* Slurm's own -t */
+	ASSERT_EQ(fw_slurm_ended(f.h, e, 4, names, 4, &nn), 4);
+	ASSERT_STR_EQ(e[2].reason, "");
+	ASSERT_STR_EQ(e[2].text, "Slurm ended it at its own time limit (sbatch -t)");
+	ASSERT_EQ(fw_slurm_ended(f.h, e, 1, names, 1, &nn), 4); /* cut: the names that fit */
+	ASSERT_EQ(nn, 4);
+	ASSERT_EQ(e[0].nnodes, 1);
+	ASSERT_EQ(fw_slurm_ended(f.h, e, 1, NULL, 0, &nn), 4); /* no room for names: it still ran */
+	ASSERT_EQ(e[0].nnodes, 0);
+	ASSERT_EQ(e[0].started, 500);
+	fake_free(&f);
+}
+
 TEST(jobs_left_out_are_listed_aside_with_their_reason)
 {
 	struct fake f;
@@ -3038,4 +3175,5 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between
 	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned,
 	  a_reservation_starts_after_the_jobs_released_onto_its_nodes, an_admins_fairway_named_reservation_is_the_admins,
 	  a_job_slurm_placed_unevenly_is_its_queues, a_partition_that_starts_no_job_gets_no_job,
-	  setup_warnings_are_said_once_per_change)
+	  a_job_of_several_partitions_names_the_managed_one_that_holds_it, setup_warnings_are_said_once_per_change,
+	  ended_jobs_are_listed_with_their_nodes_and_hold_none)
