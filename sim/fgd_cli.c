@@ -747,14 +747,19 @@ static int out_error(const struct cli *c, struct fw_outfile *out)
 	return 1;
 }
 
-/* --json naming an input would replace it with the results: refuse
- * before any work (exit 2); outfile.h decides what one file is. */
+/* --json naming an input would replace it with the results, and --json -
+ * would be a file named '-': refuse before any work (exit 2); outfile.h
+ * decides what one file is. */
 static int check_paths(const struct cli *c)
 {
 	const struct fw_path_use v[] = { { "--pods", c->pods, false }, { "--nodes", c->nodes, false },
 					 { "--published", c->published, false }, { "--json", c->json, true } };
 	int i, j = fw_outfile_clash(v, (int)(sizeof v / sizeof v[0]), &i);
 
+	if (fw_outfile_dash(v, (int)(sizeof v / sizeof v[0])) >= 0)
+		return usage_error(c, "--json -: the summary goes to stdout, so '-' would be a file named '-' "
+				   "here; give --json a path (e.g. --json fgd.json), or /dev/stdout to write it "
+				   "after the summary");
 	if (j < 0)
 		return 0;
 	return usage_error(c, "%s %s is the %s input, and writing it would replace it; write the output "

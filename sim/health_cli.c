@@ -87,7 +87,7 @@ static void usage(FILE *f)
 		"Health-aware vs health-blind placement under node failures (docs/health.md):\n"
 		"the synthetic LLM fleet (sim/llmfleet.h) for each seed, and the ITP trace\n"
 		"cluster03 at 21 x 8, each replayed twice with the same failures.  Writes\n"
-		"docs/results-health.md-style markdown to FILE (default: stdout).\n"
+		"docs/results-health.md-style markdown to FILE (default, or -: stdout).\n"
 		"\n"
 		"  --seeds N      seeds 1..N (default 5)\n"
 		"  --days D       days of arrivals in the LLM fleet (default 30)\n"
@@ -270,7 +270,7 @@ static int run_flag(struct cli *c, const char *a, const char *v)
 	int rc;
 
 	if (!strcmp(a, "--out") && v)
-		c->out = v, rc = 0;
+		c->out = strcmp(v, "-") ? v : NULL, rc = 0; /* -: stdout, the default */
 	else if (!strcmp(a, "--traces") && v)
 		c->traces = v, c->traces_from = "--traces ", rc = 0;
 	else if (!strcmp(a, "--seeds"))

@@ -2575,6 +2575,19 @@ if [ "$(head -1 <<<"$fo")" = "FGD openb experiment: cpu, 1 pod; 1 node, 8 GPUs" 
 else
 	bad "sim-fgd-intro-before-a-failed-runs-error"; echo "$fo"
 fi
+# an output '-' is refused before any work, naming /dev/stdout (before: a
+# file named '-' in the working directory, the summary on stdout)
+fw_abs=$(cd "$(dirname "$FW")" && pwd)/fairway
+for dash in "--json|sim run --trace synthetic:3 --nodes 2x8 --policies fifo" \
+	"--csv|sim run --trace synthetic:3 --nodes 2x8 --policies fifo" \
+	"--report|sim run --trace synthetic:3 --nodes 2x8 --policies fifo" \
+	"--json|sim fgd --pods $FD/pods.csv --nodes $FD/nodes.csv --seeds 1 --scorers fgd"; do
+	# shellcheck disable=SC2086
+	expect "sim-output-dash-refused: ${dash#*|} ${dash%%|*}" 2 \
+		"${dash%%|*} -: the summary goes to stdout, so '-' would be a file named '-' here; give ${dash%%|*} a path" \
+		bash -c 'cd "$1" && shift && "$@"' _ "$FD" "$fw_abs" ${dash#*|} "${dash%%|*}" -
+	[ -e "$FD/-" ] && bad "sim-output-dash-refused: a file '-' was written" && rm -f "$FD/-"
+done
 expect "sim-fgd-missing-pods-file-says-which" 1 "$FD/none.csv: cannot open: No such file or directory; check the path given to --pods, the openb pod list CSV" \
 	"$FW" sim fgd --pods "$FD/none.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
 out=$("$FW" sim fgd --pods "$FD/hdr.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1)
@@ -2911,6 +2924,14 @@ expect "health-sim-traces-env-missing" 1 "FAIRWAY_TRACES=$HS_TMP/none: No such f
 	env FAIRWAY_TRACES="$HS_TMP/none" "$HS" --seeds 1
 expect "health-sim-traces-missing-no-cluster03" 0 "llm-fleet seed 1" \
 	"$HS" "${HS_TINY[@]}" --traces "$HS_TMP/none" --out "$HS_TMP/nc.md"
+# --out - is stdout (before: a file named '-' in the working directory)
+hs_abs=$(cd "$(dirname "$HS")" && pwd)/fairway-health-sim
+hs_dash=$(cd "$HS_TMP" && "$hs_abs" "${HS_TINY[@]}" --out - 2>/dev/null)
+if grep -q "^## LLM fleet: acceptance" <<<"$hs_dash" && [ ! -e "$HS_TMP/-" ]; then
+	ok "health-sim-out-dash-is-stdout"
+else
+	bad "health-sim-out-dash-is-stdout: $(ls "$HS_TMP")"
+fi
 echo old >"$HS_TMP/r.md"
 expect "health-sim-tiny-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 1 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --out "$HS_TMP/r.md"
