@@ -2884,7 +2884,15 @@ HS=$B/sim/fairway-health-sim
 HS_TMP=$(mktemp -d)
 HS_TINY=(--seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 1 --nodes 16)
 expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
-expect "health-sim-unknown-flag" 2 "unknown or incomplete option \"--bogus\"" "$HS" --bogus
+# its help lists --out with its default and ends with examples, as every
+# fairway help does (before: --out only in the usage line, no example)
+expect "health-sim-help-lists-out" 0 "  --out FILE     write the document to FILE (default, or -: stdout)" "$HS" --help
+expect "health-sim-help-has-examples" 0 "  fairway-health-sim --seeds 1 --holdout 0 --days 2" "$HS" --help
+expect "health-sim-unknown-flag" 2 "unknown option \"--bogus\"" "$HS" --bogus
+# --out and --traces without a value say so (before: "unknown or incomplete
+# option", as if the flag did not exist); --out - is stdout, its default
+expect "health-sim-out-needs-value" 2 "--out needs a value (a FILE, or - for stdout)" "$HS" --seeds 1 --out
+expect "health-sim-traces-needs-value" 2 "--traces needs a value (a DIR)" "$HS" --traces
 expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds 0
 expect "health-sim-bad-silent" 2 "--silent needs a number in [0, 1]" "$HS" --silent 1.5
 expect "health-sim-bad-crash" 2 "--crash needs a duration from 1 s to 1 day in whole seconds, not '0'" "$HS" --crash 0
