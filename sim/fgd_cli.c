@@ -544,11 +544,14 @@ static const char *open_hint(int rc, const char *path, bool pods, char *buf, siz
 static int input_error(const struct cli *c, const struct fw_diag *d, int rc,
 		       const char *path, bool pods)
 {
-	char msg[1024], hint[600];
+	char msg[1024], hint[600], *add;
+	const char *sw = swapped(d, rc, path, pods);
 	size_t n;
 
 	fw_openb_diag_str(d, msg, sizeof msg);
-	fprintf(stderr, "%s: error: %s%s%s\n", c->prog, msg, swapped(d, rc, path, pods),
+	if (*sw && (add = strstr(msg, "; add it: ")))
+		*add = '\0'; /* the fix is the other flag, not the column */
+	fprintf(stderr, "%s: error: %s%s%s\n", c->prog, msg, sw,
 		open_hint(rc, path, pods, hint, sizeof hint));
 	if ((rc == FW_EINVAL || rc == FW_ERANGE) && path && !c->skip_bad && (n = skippable(path, pods)))
 		fprintf(stderr, "%s: (--skip-bad would skip %zu bad row(s) of "

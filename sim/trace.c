@@ -149,11 +149,13 @@ static int time_field(const struct fw_csv_rec *r, int pos, int lno,
 	if (!*s)
 		return fw_diag_set(d, FW_EINVAL, fname, lno, (size_t)pos < r->nf ? r->col[pos] : 1,
 				   name, "is empty: a pod needs creation_time and "
-				   "deletion_time to be replayed as a trace");
+				   "deletion_time to be replayed as a trace; give both, "
+				   "or leave the pod out");
 	x = strtoll(s, &end, 10);
 	if (*end || s[0] < '0' || s[0] > '9' || x < 0 || x > FW_TRACE_MAX_TIME)
 		return fw_diag_set(d, FW_EINVAL, fname, lno, r->col[pos], name,
-				   "'%.40s' is not a whole number of seconds in 0..%lld",
+				   "'%.40s' is not a whole number of seconds in 0..%lld; "
+				   "write it in decimal digits (no sign, spaces or units)",
 				   s, (long long)FW_TRACE_MAX_TIME);
 	*v = x;
 	return FW_OK;
@@ -178,7 +180,8 @@ static int openb_header(struct openb_times *ot, const struct fw_csv_rec *r,
 	if (ot->cpos < 0 || ot->dpos < 0)
 		return fw_diag_set(d, FW_EINVAL, fname, lno, 1, "header",
 				   "a pod list replayed as a trace needs the columns "
-				   "creation_time and deletion_time");
+				   "creation_time and deletion_time; add them (a pod list "
+				   "without them is for fairway sim fgd)");
 	return FW_OK;
 }
 
@@ -201,21 +204,24 @@ static int openb_job(const struct fw_openb_pod *p, const struct fw_csv_rec *r,
 		return rc;
 	if (e < c)
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, r->col[ot->dpos],
-				   "deletion_time", "%lld is before creation_time %lld",
+				   "deletion_time", "%lld is before creation_time %lld; "
+				   "fix the pod's times, or leave it out",
 				   (long long)e, (long long)c);
 	if (strlen(p->name) >= FW_NAME_MAX)
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->npos), "name",
-				   "'%.40s...' is longer than %d bytes, the longest job id",
-				   p->name, FW_NAME_MAX - 1);
+				   "'%.40s...' is longer than %d bytes, the longest job id; "
+				   "give the pod a shorter name", p->name, FW_NAME_MAX - 1);
 	if (p->num_gpu > FW_MAX_GPUS_PER_NODE)
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->gpos), "num_gpu",
 				   "pod '%.40s' asks for %d GPUs; a pod runs on one node, "
-				   "which has at most %d", p->name, p->num_gpu,
+				   "which has at most %d: give it at most %d, or leave it "
+				   "out", p->name, p->num_gpu, FW_MAX_GPUS_PER_NODE,
 				   FW_MAX_GPUS_PER_NODE);
 	if (!strchr(p->gpu_spec, '|') && strlen(p->gpu_spec) >= FW_NAME_MAX)
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->spos), "gpu_spec",
-				   "model '%.40s...' is longer than %d bytes", p->gpu_spec,
-				   FW_NAME_MAX - 1);
+				   "model '%.40s...' is longer than %d bytes; give the "
+				   "model a shorter name (as the fleet's nodes name it)",
+				   p->gpu_spec, FW_NAME_MAX - 1);
 	snprintf(j->id, sizeof j->id, "%s", p->name);
 	j->submit = c;
 	j->duration = j->expected = e - c;

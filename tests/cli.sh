@@ -2878,6 +2878,50 @@ else
 	bad "tests/bad_input/cases.txt is missing"
 fi
 
+# An openb pod list read as a trace (--format openb) or by sim fgd: every
+# refusal names FILE:LINE:COL: FIELD and says what to do, as the ITP and
+# generic readers' do (before, e.g. "deletion_time: 50 is before
+# creation_time 100" and "empty file: expected a header line", no fix).
+OB=$(mktemp -d)
+ob_hdr=name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+ob_ok=p,1000,1024,1,1000,,LS,Running,0,100,0
+: >"$OB/empty.csv"
+printf '%s\n' name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time p,1,1,1,1000,0 >"$OB/missing_col.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,-1,1000,,LS,Running,0,100,0 >"$OB/neg_gpu.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,1,1000,,LS,Running,100,50,0 >"$OB/backwards.csv"
+printf '%s\r\n' "$ob_hdr" "$ob_ok" q,1000,1024,1,1000,,LS,Running,0,x,0 >"$OB/crlf.csv"
+{ printf '\xef\xbb\xbf'; printf '%s\n' "$ob_hdr" "$ob_ok" q,1000,1024,1,2000,,LS,Running,0,100,0; } >"$OB/bom.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,1,1000,,LS,Running,0,99999999999999999999999,0 >"$OB/huge.csv"
+printf '%s\n' "$ob_hdr" "$ob_ok" "$ob_ok" >"$OB/dup.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,1,1000,,LS,Running,,100,0 >"$OB/no_time.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,1,1000,,LS,Running,0,100 >"$OB/short.csv"
+printf '%s\n' "$ob_hdr" p,abc,1024,1,1000,,LS,Running,0,100,0 >"$OB/non_numeric.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,2,500,,LS,Running,0,100,0 >"$OB/multi_gpu_share.csv"
+while IFS='|' read -r ob_f ob_want; do
+	expect "sim-run-openb-bad-trace-says-what-to-do: $ob_f" 1 "$OB/$ob_f.csv$ob_want" \
+		"$FW" sim run --format openb --trace "$OB/$ob_f.csv" --nodes 2x8 --policies fifo
+done <<'OBEOF'
+empty|: header: the file is empty; an openb pod list is a header line (name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec) and a row per pod
+missing_col|:1:1: gpu_spec: missing from the header (is this the right kind of file?); add it: an openb pod list names name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec (any order, more columns allowed)
+neg_gpu|:2:13: num_gpu: -1 is out of range 0..1024; give a value in that range
+backwards|:2:36: deletion_time: 50 is before creation_time 100; fix the pod's times, or leave it out
+crlf|:3:34: deletion_time: 'x' is not a whole number of seconds in 0..1000000000000; write it in decimal digits
+bom|:3:15: gpu_milli: 2000 is out of range 0..1000; give a value in that range
+huge|:2:34: deletion_time: '99999999999999999999999' is not a whole number of seconds in 0..1000000000000; write it in decimal digits
+dup|:3:1: name: duplicate pod name "p": it already appeared on line 2; give each row its own pod name, or drop the repeated row
+no_time|:2:32: creation_time: is empty: a pod needs creation_time and deletion_time to be replayed as a trace; give both, or leave the pod out
+short|:2:37: row: 10 fields, but the header has 11; give each row one field per header column
+non_numeric|:2:3: cpu_milli: "abc" is not a decimal integer; write a whole number 0..1000000000 in decimal digits
+multi_gpu_share|:2:15: gpu_milli: 500 with num_gpu 2: a multi-GPU pod takes whole GPUs (1000); give gpu_milli 1000, or num_gpu 1 for a share of one GPU
+OBEOF
+# sim fgd reads the same pod lists: its refusals say what to do too
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\n' >"$OB/nodes.csv"
+expect "sim-fgd-openb-dup-says-what-to-do" 1 "$OB/dup.csv:3:1: field name: duplicate pod name \"p\": it already appeared on line 2; give each row its own pod name" \
+	"$FW" sim fgd --pods "$OB/dup.csv" --nodes "$OB/nodes.csv" --seeds 1 --scorers fgd
+expect "sim-fgd-openb-empty-nodes-says-what-to-do" 1 "$OB/empty.csv: field header: the file is empty; an openb node list is a header line (sn,cpu_milli,memory_mib,gpu,model) and a row per node" \
+	"$FW" sim fgd --pods "$OB/bom.csv" --nodes "$OB/empty.csv" --seeds 1 --scorers fgd
+rm -rf "$OB"
+
 # fairway-health-sim: help, bad flags, an unwritable --out refused before
 # any replay, and a tiny run whose document replaces FILE only when whole.
 HS=$B/sim/fairway-health-sim

@@ -430,7 +430,8 @@ TEST(openb_pods_become_a_trace)
 		 "p1,1,1,1,1000,,LS,Running,1,2,0\np0,1,1,1,1000,,LS,Running,3,4,0\n", hdr);
 	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_EQ(why, "p.csv:4:1: name: duplicate pod name \"p0\": it already appeared on line 2");
+	ASSERT_STR_EQ(why, "p.csv:4:1: name: duplicate pod name \"p0\": it already appeared on line 2; "
+		      "give each row its own pod name, or drop the repeated row");
 	/* a byte-order mark before creation_time, skipped as the pod reader does */
 	snprintf(text, sizeof text, "\xEF\xBB\xBF" "creation_time,deletion_time,name,cpu_milli,"
 		 "memory_mib,num_gpu,gpu_milli,gpu_spec\n7,9,p0,1,1,1,1000,\n");
@@ -442,7 +443,7 @@ TEST(openb_pods_become_a_trace)
 	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_EQ(why, "p.csv:2:8: num_gpu: pod 'p0' asks for 17 GPUs; a pod runs on one "
-		      "node, which has at most 16");
+		      "node, which has at most 16: give it at most 16, or leave it out");
 	snprintf(text, sizeof text, "%sp%064d,1,1,1,1000,,LS,Running,1,2,0\n", hdr, 0);
 	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
