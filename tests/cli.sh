@@ -2921,6 +2921,24 @@ expect "sim-fgd-openb-dup-says-what-to-do" 1 "$OB/dup.csv:3:1: field name: dupli
 expect "sim-fgd-openb-empty-nodes-says-what-to-do" 1 "$OB/empty.csv: field header: the file is empty; an openb node list is a header line (sn,cpu_milli,memory_mib,gpu,model) and a row per node" \
 	"$FW" sim fgd --pods "$OB/bom.csv" --nodes "$OB/empty.csv" --seeds 1 --scorers fgd
 rm -rf "$OB"
+# the generic reader: a JSONL number past 64 bits names its key and the
+# range to give (before: "row: not JSON: too big integer; write each row
+# as one JSON object", which it is); a CSV quote left open says to close it
+GB=$(mktemp -d)
+printf '%s\n' '{"job_id":"a","submit_time":0,"duration":99999999999999999999999,"gpus_per_task":1}' >"$GB/huge.jsonl"
+printf '%s\n' '{"job_id":"a","submit_time":0,"duration":1,"gpus_per_task":1, "priority" : -99999999999999999999}' >"$GB/huge_neg.jsonl"
+printf '%s\n' job_id,submit_time,duration,gpus_per_task '"a,0,10,1' >"$GB/quote.csv"
+expect "sim-run-jsonl-huge-number-names-key" 1 \
+	"$GB/huge.jsonl:1:64: duration: the number is too big (past 2^63); give a value in the key's range (docs/trace-format.md" \
+	"$FW" sim run --format fairway --trace "$GB/huge.jsonl" --nodes 2x8 --policies fifo
+expect "sim-run-jsonl-huge-negative-names-key" 1 "$GB/huge_neg.jsonl:1:" \
+	"$FW" sim run --format fairway --trace "$GB/huge_neg.jsonl" --nodes 2x8 --policies fifo
+expect "sim-run-jsonl-huge-negative-names-key: field" 1 ": priority: the number is too big (past 2^63)" \
+	"$FW" sim run --format fairway --trace "$GB/huge_neg.jsonl" --nodes 2x8 --policies fifo
+expect "sim-run-csv-open-quote-says-close-it" 1 \
+	"$GB/quote.csv:2:1: row: quoted field is not closed on this line (multi-line fields are not supported); close the quote, or write the value without it" \
+	"$FW" sim run --format fairway --trace "$GB/quote.csv" --nodes 2x8 --policies fifo
+rm -rf "$GB"
 
 # fairway-health-sim: help, bad flags, an unwritable --out refused before
 # any replay, and a tiny run whose document replaces FILE only when whole.
