@@ -380,7 +380,29 @@ int fw_trace_sniff(const char *buf, size_t len)
 	return -1;
 }
 
-/* A header error of the wrong --format: name the one the header is. */
+/* Is the first line of buf sacct --parsable2's header (a '|'-separated
+ * field JobID or JobIDRaw)?  Such a file is converted, not replayed. */
+static bool sacct_header(const char *buf, size_t len)
+{
+	size_t i = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+	bool bar = false;
+
+	while (i < len && buf[i] != '\n' && buf[i] != '\r') {
+		size_t k = i;
+		while (k < len && buf[k] != '|' && buf[k] != '\n' && buf[k] != '\r')
+			k++;
+		if ((k - i == 5 && !memcmp(buf + i, "JobID", 5)) ||
+		    (k - i == 8 && !memcmp(buf + i, "JobIDRaw", 8)))
+			return bar || (k < len && buf[k] == '|');
+		bar = bar || (k < len && buf[k] == '|');
+		i = k < len && buf[k] == '|' ? k + 1 : k;
+	}
+	return false;
+}
+
+/* A header error of the wrong --format: name the one the header is (or,
+ * for sacct output, say so in place of the reader's error, with the
+ * converter to run). */
 static void hint_format(const char *path, enum fw_trace_format fmt, struct fw_diag *d)
 {
 	static const char *const what[3] = { "an ITP trace", "an openb pod list",
@@ -394,9 +416,17 @@ static void hint_format(const char *path, enum fw_trace_format fmt, struct fw_di
 		return;
 	len = fread(line, 1, sizeof line, f);
 	fclose(f);
+	used = strlen(d->msg);
+	if (sacct_header(line, len)) { /* the column the reader missed is beside the point */
+		snprintf(d->field, sizeof d->field, "header");
+		d->col = 1;
+		snprintf(d->msg, sizeof d->msg, "the file looks like sacct --parsable2 output, not "
+			 "a trace: convert it first (fairway trace sacct2fairway %s jobs.csv), then "
+			 "replay --trace jobs.csv --format fairway", strlen(path) <= 60 ? path : "FILE");
+		return;
+	}
 	if ((s = fw_trace_sniff(line, len)) < 0 || s == (int)fmt)
 		return;
-	used = strlen(d->msg);
 	snprintf(d->msg + used, sizeof d->msg - used, "; the file looks like %s: use --format %s",
 		 what[s], format_name[s]);
 }

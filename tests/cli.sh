@@ -2939,6 +2939,14 @@ expect "sim-run-csv-open-quote-says-close-it" 1 \
 	"$GB/quote.csv:2:1: row: quoted field is not closed on this line (multi-line fields are not supported); close the quote, or write the value without it" \
 	"$FW" sim run --format fairway --trace "$GB/quote.csv" --nodes 2x8 --policies fifo
 rm -rf "$GB"
+# sacct output given to sim run as it is (what a Slurm user tries first):
+# the header error says to convert it, and how (before: only "no column
+# 'job_id'" or "unknown column", and no word of sacct2fairway)
+for sf in itp openb fairway; do
+	expect "sim-run-sacct-file-says-convert-it: --format $sf" 1 \
+		"tests/data/sacct_sample.txt:1:1: header: the file looks like sacct --parsable2 output, not a trace: convert it first (fairway trace sacct2fairway tests/data/sacct_sample.txt jobs.csv), then replay --trace jobs.csv --format fairway" \
+		"$FW" sim run --format "$sf" --trace tests/data/sacct_sample.txt --nodes 2x8 --policies fifo
+done
 
 # fairway-health-sim: help, bad flags, an unwritable --out refused before
 # any replay, and a tiny run whose document replaces FILE only when whole.

@@ -1390,6 +1390,22 @@ TEST(a_header_of_another_format_is_named)
 	/* the header as fairway's: named as an ITP trace */
 	ASSERT_EQ(fw_trace_read(path, FW_TRACE_FAIRWAY, 8, 0, &t, &d), FW_EINVAL);
 	ASSERT(strstr(d.msg, "; the file looks like an ITP trace: use --format itp") != NULL);
+	/* sacct --parsable2 output, in every format: convert it first */
+	ASSERT((f = fopen(path, "w")) != NULL);
+	fputs("\xef\xbb\xbfUser|JobIDRaw|Submit\nalice|1|2024-03-01T10:00:00\n", f);
+	fclose(f);
+	for (int fmt = 0; fmt < 3; fmt++) {
+		ASSERT_EQ(fw_trace_read(path, (enum fw_trace_format)fmt, 8, 0, &t, &d), FW_EINVAL);
+		ASSERT_STR_EQ(d.field, "header");
+		ASSERT(strstr(d.msg, "the file looks like sacct --parsable2 output, not a trace: "
+			   "convert it first (fairway trace sacct2fairway ") == d.msg);
+	}
+	/* a column named JobID in a comma-separated file is not sacct's */
+	ASSERT((f = fopen(path, "w")) != NULL);
+	fputs("JobID,submission_time,duration,num_gpu\n1,0,5,1\n", f);
+	fclose(f);
+	ASSERT_EQ(fw_trace_read(path, FW_TRACE_ITP, 8, 0, &t, &d), FW_EINVAL);
+	ASSERT(strstr(d.msg, "sacct") == NULL);
 	unlink(path);
 }
 
