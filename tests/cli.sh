@@ -2947,6 +2947,26 @@ for sf in itp openb fairway; do
 		"tests/data/sacct_sample.txt:1:1: header: the file looks like sacct --parsable2 output, not a trace: convert it first (fairway trace sacct2fairway tests/data/sacct_sample.txt jobs.csv), then replay --trace jobs.csv --format fairway" \
 		"$FW" sim run --format "$sf" --trace tests/data/sacct_sample.txt --nodes 2x8 --policies fifo
 done
+# --topo FILE: every refusal says what to do (before: "no header
+# (expected a header and one line per host)", "has 3 fields, the header
+# has 4", "switch 'S 2' is ... not a plain name", with no fix)
+TP=$(mktemp -d)
+: >"$TP/empty.csv"
+printf 'ip,DSW,PSW,ASW\n' >"$TP/header_only.csv"
+printf 'ip,DSW,PSW,ASW\nh1,G1,P1\n' >"$TP/short.csv"
+printf 'ip,DSW,PSW,ASW\r\nh1,G1,P1,S1\r\nh2,G1,P1,"S 2"\r\n' >"$TP/space.csv"
+printf 'ip\nh1\nh2\n' >"$TP/no_tiers.csv"
+while IFS='|' read -r tp_f tp_want; do
+	expect "sim-run-topo-bad-file-says-what-to-do: $tp_f" 1 "$TP/$tp_f.csv$tp_want" \
+		"$FW" sim run --trace synthetic:3 --nodes 2x8 --topo "$TP/$tp_f.csv" --policies fifo
+done <<'TPEOF'
+empty|: header: no header; a topology file is a header (the host's column, then one per switch tier: ip,DSW,PSW,ASW) and one line per host (HOST,SWITCH,...)
+header_only|:1: host: no hosts; a topology file is a header
+short|:2:7: row: has 3 fields, the header has 4; give each host one switch per tier
+space|:3:10: asw: switch 'S 2' is empty, longer than 63 bytes or not a plain name; name the switch in printable ASCII without spaces, quotes, backslashes or commas
+no_tiers|:1:1: header: needs a host column and 1..8 switch tiers, got 1 columns; write the host's column, then a column per tier
+TPEOF
+rm -rf "$TP"
 
 # fairway-health-sim: help, bad flags, an unwritable --out refused before
 # any replay, and a tiny run whose document replaces FILE only when whole.
