@@ -3347,9 +3347,17 @@ static int check_budget_safe(const struct cli *c)
 	return 0;
 }
 
+/* The extension an example path for an output flag takes. */
+static const char *dash_ext(const char *flag)
+{
+	return !strcmp(flag, "--json") ? ".json" : !strcmp(flag, "--report") ? ".html"
+	       : !strcmp(flag, "--log") ? ".jsonl" : ".csv";
+}
+
 /* Two outputs naming one file (the later replaces the earlier), or an
  * output naming an input (the input is replaced), would lose data
- * silently: refuse before any work, naming both flags. */
+ * silently: refuse before any work, naming both flags.  An output "-"
+ * is refused too (fw_outfile_dash). */
 static int check_paths(const struct cli *c)
 {
 	const char *teams = c->teams && strcmp(c->teams, "philly") ? c->teams : NULL;
@@ -3362,7 +3370,12 @@ static int check_paths(const struct cli *c)
 		{ "--jobs", c->jobs, true }, { "--shares", c->shares, true }, { "--log", c->log, true },
 	};
 	int i, j = fw_outfile_clash(v, (int)(sizeof v / sizeof v[0]), &i);
+	int d = fw_outfile_dash(v, (int)(sizeof v / sizeof v[0]));
 
+	if (d >= 0)
+		return usage_error("%s -: the summary goes to stdout, so '-' would be a file named '-' here; "
+				   "give %s a path (e.g. %s out%s), or /dev/stdout to write it after the summary",
+				   v[d].flag, v[d].flag, v[d].flag, dash_ext(v[d].flag));
 	if (j < 0)
 		return 0;
 	if (v[i].out)

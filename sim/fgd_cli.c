@@ -544,11 +544,14 @@ static const char *open_hint(int rc, const char *path, bool pods, char *buf, siz
 static int input_error(const struct cli *c, const struct fw_diag *d, int rc,
 		       const char *path, bool pods)
 {
-	char msg[1024], hint[600];
+	char msg[1024], hint[600], *add;
+	const char *sw = swapped(d, rc, path, pods);
 	size_t n;
 
 	fw_openb_diag_str(d, msg, sizeof msg);
-	fprintf(stderr, "%s: error: %s%s%s\n", c->prog, msg, swapped(d, rc, path, pods),
+	if (*sw && (add = strstr(msg, "; add it: ")))
+		*add = '\0'; /* the fix is the other flag, not the column */
+	fprintf(stderr, "%s: error: %s%s%s\n", c->prog, msg, sw,
 		open_hint(rc, path, pods, hint, sizeof hint));
 	if ((rc == FW_EINVAL || rc == FW_ERANGE) && path && !c->skip_bad && (n = skippable(path, pods)))
 		fprintf(stderr, "%s: (--skip-bad would skip %zu bad row(s) of "
@@ -747,14 +750,19 @@ static int out_error(const struct cli *c, struct fw_outfile *out)
 	return 1;
 }
 
-/* --json naming an input would replace it with the results: refuse
- * before any work (exit 2); outfile.h decides what one file is. */
+/* --json naming an input would replace it with the results, and --json -
+ * would be a file named '-': refuse before any work (exit 2); outfile.h
+ * decides what one file is. */
 static int check_paths(const struct cli *c)
 {
 	const struct fw_path_use v[] = { { "--pods", c->pods, false }, { "--nodes", c->nodes, false },
 					 { "--published", c->published, false }, { "--json", c->json, true } };
 	int i, j = fw_outfile_clash(v, (int)(sizeof v / sizeof v[0]), &i);
 
+	if (fw_outfile_dash(v, (int)(sizeof v / sizeof v[0])) >= 0)
+		return usage_error(c, "--json -: the summary goes to stdout, so '-' would be a file named '-' "
+				   "here; give --json a path (e.g. --json fgd.json), or /dev/stdout to write it "
+				   "after the summary");
 	if (j < 0)
 		return 0;
 	return usage_error(c, "%s %s is the %s input, and writing it would replace it; write the output "

@@ -585,6 +585,52 @@ static int json_fields(struct gparser *ps, json_t *o, const char *p, size_t n,
 	return FW_OK;
 }
 
+/* The key whose number ends just before byte end of the line (jansson
+ * reports a number past 64 bits there, "too big integer" or "too big
+ * negative integer"), into key; false when the text
+ * before it is not `"KEY": DIGITS` with KEY of [a-z_]. */
+static bool key_of_number(const char *p, size_t end, char *key, size_t cap)
+{
+	size_t i = end, k;
+
+	while (i > 0 && ((p[i - 1] >= '0' && p[i - 1] <= '9') || p[i - 1] == '-'))
+		i--;
+	while (i > 0 && (p[i - 1] == ' ' || p[i - 1] == '\t'))
+		i--;
+	if (i == 0 || p[--i] != ':')
+		return false;
+	while (i > 0 && (p[i - 1] == ' ' || p[i - 1] == '\t'))
+		i--;
+	if (i < 2 || p[--i] != '"')
+		return false;
+	for (k = i; k > 0 && ((p[k - 1] >= 'a' && p[k - 1] <= 'z') || p[k - 1] == '_'); k--)
+		; /* a column's name: lower case and '_' (an odd key keeps "row") */
+	if (k == 0 || p[k - 1] != '"' || i - k == 0 || i - k >= cap)
+		return false;
+	memcpy(key, p + k, i - k);
+	key[i - k] = '\0';
+	return true;
+}
+
+/* A line jansson refused: a number past 64 bits names its key and the
+ * range to give (it is JSON, just too big to hold); anything else is
+ * jansson's reason. */
+static int not_json(const struct gparser *ps, const char *p, size_t n, int lno,
+		    const json_error_t *err, struct fw_diag *d)
+{
+	int col = err->column > 0 ? err->column : 1;
+	char key[64];
+
+	if (strncmp(err->text, "too big ", 8) == 0 && strstr(err->text, "integer") && err->position > 0 &&
+	    (size_t)err->position <= n && key_of_number(p, (size_t)err->position, key, sizeof key))
+		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, col, key,
+				   "the number is too big (past 2^63); give a value in the "
+				   "key's range (docs/trace-format.md, the column's row)");
+	return fw_diag_set(d, FW_EINVAL, ps->fname, lno, col, "row",
+			   "not JSON: %s; write each row as one JSON object on its own line",
+			   err->text);
+}
+
 static int json_line(struct gparser *ps, const char *p, size_t n, int lno,
 		     struct fw_diag *d)
 {
@@ -595,9 +641,7 @@ static int json_line(struct gparser *ps, const char *p, size_t n, int lno,
 	int rc, c;
 
 	if (!o)
-		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, err.column > 0 ? err.column : 1,
-				   "row", "not JSON: %s; write each row as one "
-				   "JSON object on its own line", err.text);
+		return not_json(ps, p, n, lno, &err, d);
 	job_defaults(&j, lno);
 	if (!json_is_object(o))
 		rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "row",

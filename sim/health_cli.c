@@ -87,7 +87,7 @@ static void usage(FILE *f)
 		"Health-aware vs health-blind placement under node failures (docs/health.md):\n"
 		"the synthetic LLM fleet (sim/llmfleet.h) for each seed, and the ITP trace\n"
 		"cluster03 at 21 x 8, each replayed twice with the same failures.  Writes\n"
-		"docs/results-health.md-style markdown to FILE (default: stdout).\n"
+		"docs/results-health.md-style markdown to FILE (default, or -: stdout).\n"
 		"\n"
 		"  --seeds N      seeds 1..N (default 5)\n"
 		"  --days D       days of arrivals in the LLM fleet (default 30)\n"
@@ -134,6 +134,7 @@ static void usage(FILE *f)
 		"  --no-cluster03 skip the cluster03 no-harm run\n"
 		"  --no-sensitivity  skip the sensitivity, silent-fault, GPU-failure and\n"
 		"                 NVLink-flap tables (twenty-two more experiments)\n"
+		"  --out FILE     write the document to FILE (default, or -: stdout)\n"
 		"\n"
 		"A duration S is " DURATION_SAYS ",\n"
 		"as the config's durations (docs/config.md): --repair 4h is --repair 14400.\n"
@@ -143,7 +144,12 @@ static void usage(FILE *f)
 		"FIFO, a device or /dev/stdout is written through).  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
 		"prints a line on stderr.  The whole document takes about 11 minutes on 2\n"
-		"cores.\n");
+		"cores.\n"
+		"\n"
+		"examples:\n"
+		"  fairway-health-sim --seeds 1 --holdout 0 --days 2 --nodes 16 --no-cluster03 \\\n"
+		"      --no-sensitivity --out r.md      (a few seconds: one small seed)\n"
+		"  fairway-health-sim --out docs/results-health.md   (the whole document)\n");
 }
 
 /* A plain decimal, as every fairway flag takes numbers: digits, at most
@@ -270,7 +276,7 @@ static int run_flag(struct cli *c, const char *a, const char *v)
 	int rc;
 
 	if (!strcmp(a, "--out") && v)
-		c->out = v, rc = 0;
+		c->out = strcmp(v, "-") ? v : NULL, rc = 0; /* -: stdout, the default */
 	else if (!strcmp(a, "--traces") && v)
 		c->traces = v, c->traces_from = "--traces ", rc = 0;
 	else if (!strcmp(a, "--seeds"))
@@ -355,7 +361,12 @@ static int unknown_flag(const char *a)
 	static const char *const known[] = { "--crash", "--days", "--detect", "--flaky", "--flap-down", "--flap-hold", "--flap-threshold", "--flap-window", "--flaps", "--gpu-faults", "--gpu-repair", "--help", "--history", "--holdout", "--lemon-gang", "--lemon-threshold", "--lemon-window", "--load", "--no-sensitivity", "--nodes", "--out", "--probation", "--rate", "--repair", "--restart", "--seeds", "--silent", "--traces", NULL };
 	char hint[96];
 
-	fprintf(stderr, "fairway-health-sim: unknown or incomplete option \"%s\"%s; see --help\n", a,
+	if (!strcmp(a, "--out") || !strcmp(a, "--traces")) { /* here only without their value */
+		fprintf(stderr, "fairway-health-sim: %s needs a value (%s); see --help\n", a,
+			!strcmp(a, "--out") ? "a FILE, or - for stdout" : "a DIR");
+		return 2;
+	}
+	fprintf(stderr, "fairway-health-sim: unknown option \"%s\"%s; see --help\n", a,
 		fw_cli_hint(a, known, hint, sizeof hint));
 	return 2;
 }

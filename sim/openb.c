@@ -124,7 +124,8 @@ int fw_csv_split(char *line, struct fw_csv_rec *r, const char **why, int *col)
 	for (;;) {
 		char *start = p, *end;
 		if (r->nf == FW_CSV_MAX_FIELDS) {
-			*why = "too many fields (at most 64)";
+			*why = "too many fields (at most 64); give each row "
+			       "the format's columns only";
 			*col = (int)(p - line) + 1;
 			return -1;
 		}
@@ -134,12 +135,15 @@ int fw_csv_split(char *line, struct fw_csv_rec *r, const char **why, int *col)
 			p = unquote(p, &end);
 			if (!p) {
 				*why = "quoted field is not closed on this line "
-				       "(multi-line fields are not supported)";
+				       "(multi-line fields are not supported); close "
+				       "the quote, or write the value without it";
 				*col = r->col[r->nf];
 				return -1;
 			}
 			if (*p != ',' && *p != '\0') {
-				*why = "characters after a closing quote";
+				*why = "characters after a closing quote; quote "
+				       "the whole value, doubling a quote inside it "
+				       "(\"a\"\"b\")";
 				*col = (int)(p - line) + 1;
 				return -1;
 			}
@@ -217,6 +221,7 @@ struct table {
 	int (*check)(const void *rec, char *msg, size_t n);
 	void (*free_rec)(void *rec);
 	const char *key_what; /* "pod name": column 0 is unique */
+	const char *what;     /* "an openb pod list": for messages */
 };
 
 /* The growing result and the parse's context. */
@@ -269,7 +274,8 @@ static int parse_field(const struct parse *ps, const struct colspec *c,
 		char *dup;
 		if (c->kind == K_STR_NONEMPTY && *s == '\0')
 			return diag(d, FW_EINVAL, ps->fname, line, col, c->name,
-				    "is empty; a name is required");
+				    "is empty; give the row its %s",
+				    ps->t->key_what);
 		/* names and models reach JSON and CSV outputs as they are */
 		for (const char *p = s; *p; p++)
 			if (*p <= 0x20 || *p >= 0x7f || *p == '"' || *p == '\\' ||
@@ -277,7 +283,8 @@ static int parse_field(const struct parse *ps, const struct colspec *c,
 				return diag(d, FW_EINVAL, ps->fname, line, col, c->name,
 					    "\"%.40s\" has a space, quote, backslash, "
 					    "comma, control or non-ASCII byte; names "
-					    "are printable ASCII", s);
+					    "are printable ASCII, so rename it without "
+					    "them", s);
 		if (!(dup = dupstr(s)))
 			return diag(d, FW_ENOMEM, ps->fname, line, col, c->name,
 				    "out of memory");
@@ -287,11 +294,14 @@ static int parse_field(const struct parse *ps, const struct colspec *c,
 	rc = parse_i64(s, &v);
 	if (rc == -1)
 		return diag(d, FW_EINVAL, ps->fname, line, col, c->name,
-			    "\"%.40s\" is not a decimal integer", s);
+			    "\"%.40s\" is not a decimal integer; write a whole "
+			    "number %lld..%lld in decimal digits (no sign, "
+			    "spaces or units)", s, (long long)c->lo,
+			    (long long)c->hi);
 	if (rc == -2 || v < c->lo || v > c->hi)
 		return diag(d, FW_ERANGE, ps->fname, line, col, c->name,
-			    "%.40s is out of range %lld..%lld", s,
-			    (long long)c->lo, (long long)c->hi);
+			    "%.40s is out of range %lld..%lld; give a value in "
+			    "that range", s, (long long)c->lo, (long long)c->hi);
 	if (c->kind == K_I64)
 		memcpy(rec + c->off, &v, sizeof v);
 	else
@@ -321,6 +331,18 @@ static int parse_row(const struct parse *ps, const struct fw_csv_rec *r,
 	return FW_OK;
 }
 
+/* The table's column names, comma-separated, into buf. */
+static const char *col_list(const struct table *t, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->ncols && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? "," : "",
+				      t->cols[i].name);
+	return buf;
+}
+
 static int map_header(struct parse *ps, const struct fw_csv_rec *r, int line,
 		      struct fw_diag *d)
 {
@@ -334,14 +356,19 @@ static int map_header(struct parse *ps, const struct fw_csv_rec *r, int line,
 			if (ps->map[i] >= 0)
 				return diag(d, FW_EINVAL, ps->fname, line,
 					    r->col[k], t->cols[i].name,
-					    "column appears twice in the header");
+					    "column appears twice in the header; "
+					    "keep one");
 			ps->map[i] = (int)k;
 		}
-		if (ps->map[i] < 0)
+		if (ps->map[i] < 0) {
+			char cols[160];
 			return diag(d, FW_EINVAL, ps->fname, line, 1,
 				    t->cols[i].name,
 				    "missing from the header (is this the "
-				    "right kind of file?)");
+				    "right kind of file?); add it: %s names %s "
+				    "(any order, more columns allowed)", t->what,
+				    col_list(t, cols, sizeof cols));
+		}
 	}
 	return FW_OK;
 }
@@ -427,7 +454,9 @@ static int key_check(struct parse *ps, const struct fw_csv_rec *r, int line,
 	if ((first = key_seen(ps, rec)))
 		return diag(d, FW_EINVAL, ps->fname, line, r->col[ps->map[0]],
 			    ps->t->cols[0].name, "duplicate %s \"%s\": it already "
-			    "appeared on line %d", ps->t->key_what, key_of(ps, rec), first);
+			    "appeared on line %d; give each row its own %s, or "
+			    "drop the repeated row", ps->t->key_what,
+			    key_of(ps, rec), first, ps->t->key_what);
 	return FW_OK;
 }
 
@@ -460,8 +489,10 @@ static int handle_row(struct parse *ps, char *text, int line,
 	else if (r.nf != ps->nhdr)
 		rc = diag(d, FW_EINVAL, ps->fname, line,
 			  r.nf > ps->nhdr ? r.col[ps->nhdr] : end,
-			  "row", "%zu fields, but the header has %zu", r.nf,
-			  ps->nhdr);
+			  "row", "%zu fields, but the header has %zu; give "
+			  "each row one field per header column (an empty "
+			  "field is ,,), and quote a value holding a comma",
+			  r.nf, ps->nhdr);
 	else
 		rc = parse_row(ps, &r, line, rec, d);
 	if (rc == FW_OK)
@@ -526,9 +557,14 @@ static int parse_lines(struct parse *ps, char *p, char *end,
 			return rc;
 		}
 	}
-	if (header)
-		return diag(d, FW_EINVAL, ps->fname, 0, 0, NULL,
-			    "empty file: expected a header line");
+	if (header) {
+		char cols[160];
+		return diag(d, FW_EINVAL, ps->fname, 0, 0, "header",
+			    "the file is empty; %s is a header line (%s) "
+			    "and a row per %.*s", ps->t->what,
+			    col_list(ps->t, cols, sizeof cols),
+			    (int)strcspn(ps->t->key_what, " "), ps->t->key_what);
+	}
 	return FW_OK;
 }
 
@@ -616,13 +652,14 @@ static int node_check(const void *rec, char *msg, size_t n)
 {
 	const struct fw_openb_node *x = rec;
 	if (x->gpu > 0 && x->model[0] == '\0') {
-		snprintf(msg, n, "is empty, but the node has %d GPU(s)",
-			 x->gpu);
+		snprintf(msg, n, "is empty, but the node has %d GPU(s); "
+			 "give their model", x->gpu);
 		return 4;
 	}
 	if (strchr(x->model, '|')) {
 		snprintf(msg, n, "\"%.40s\" contains '|', which separates "
-			 "models in a pod's gpu_spec", x->model);
+			 "models in a pod's gpu_spec; give the node's one "
+			 "model", x->model);
 		return 4;
 	}
 	return -1;
@@ -638,7 +675,7 @@ static void node_free(void *rec)
 static const struct table node_table = {
 	node_cols, sizeof node_cols / sizeof node_cols[0],
 	sizeof(struct fw_openb_node), NODE_OFF(line), node_check, node_free,
-	"node name",
+	"node name", "an openb node list",
 };
 
 /* The result rc of parsing or reading the node table into *out, which is
@@ -685,17 +722,19 @@ static int pod_check(const void *rec, char *msg, size_t n)
 	const struct fw_openb_pod *x = rec;
 	if (x->num_gpu == 0 && x->gpu_milli != 0) {
 		snprintf(msg, n, "%d with num_gpu 0: a CPU-only pod asks for "
-			 "no GPU share", x->gpu_milli);
+			 "no GPU share; give gpu_milli 0", x->gpu_milli);
 		return 4;
 	}
 	if (x->num_gpu > 0 && x->gpu_milli == 0) {
 		snprintf(msg, n, "0 with num_gpu %d: a GPU pod needs "
-			 "1..1000 milli-GPU per GPU", x->num_gpu);
+			 "1..1000 milli-GPU per GPU; give 1000 for whole "
+			 "GPUs", x->num_gpu);
 		return 4;
 	}
 	if (x->num_gpu > 1 && x->gpu_milli != 1000) {
 		snprintf(msg, n, "%d with num_gpu %d: a multi-GPU pod takes "
-			 "whole GPUs (1000)", x->gpu_milli, x->num_gpu);
+			 "whole GPUs (1000); give gpu_milli 1000, or num_gpu 1 "
+			 "for a share of one GPU", x->gpu_milli, x->num_gpu);
 		return 4;
 	}
 	return -1;
@@ -711,7 +750,7 @@ static void pod_free(void *rec)
 static const struct table pod_table = {
 	pod_cols, sizeof pod_cols / sizeof pod_cols[0],
 	sizeof(struct fw_openb_pod), POD_OFF(line), pod_check, pod_free,
-	"pod name",
+	"pod name", "an openb pod list",
 };
 
 /* The result rc of parsing or reading the pod table into *out, which is

@@ -298,3 +298,11 @@ int fw_outfile_clash(const struct fw_path_use *v, int n, int *first)
 				return *first = i, j;
 	return -1;
 }
+
+int fw_outfile_dash(const struct fw_path_use *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].out && v[i].path && strcmp(v[i].path, "-") == 0)
+			return i;
+	return -1;
+}

@@ -82,4 +82,12 @@ struct fw_path_use {
  * pair found, with *first the earlier one. */
 int fw_outfile_clash(const struct fw_path_use *v, int n, int *first);
 
+/* The index of the first output of v whose path is "-", or -1.  "-" is
+ * stdout to a converter (`fairway trace sacct2fairway IN -`); to a
+ * command whose stdout carries its own summary (`fairway sim run`,
+ * `fairway sim fgd`) it would be a file named "-" in the working
+ * directory, which nobody means, so such a command refuses it before any
+ * work and names /dev/stdout (written through, after the summary). */
+int fw_outfile_dash(const struct fw_path_use *v, int n);
+
 #endif

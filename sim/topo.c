@@ -52,21 +52,26 @@ static int header(struct tparser *ps, const struct fw_csv_rec *r, int lno,
 {
 	if (r->nf < 2 || r->nf > FW_MAX_LEVELS + 1)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "header",
-				   "needs a host column and 1..%d switch tiers, got %zu columns",
-				   FW_MAX_LEVELS, r->nf);
+				   "needs a host column and 1..%d switch tiers, got %zu columns; "
+				   "write the host's column, then a column per tier (e.g. "
+				   "ip,DSW,PSW,ASW)", FW_MAX_LEVELS, r->nf);
 	for (size_t i = 1; i < r->nf; i++) {
 		size_t n = strlen(r->f[i]);
 		if (bad_name(r->f[i], FW_NAME_MAX) || strcasecmp(r->f[i], "node") == 0) /* lowercased below */
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i], "header",
-					   "tier name '%.40s' is empty, reserved or not a plain name",
-					   r->f[i]);
+					   "tier name '%.40s' is empty, reserved or not a plain name; "
+					   "name the tier in printable ASCII without spaces, quotes, "
+					   "backslashes or commas (not 'node', the level every "
+					   "fleet has)", r->f[i]);
 		for (size_t k = 0; k <= n; k++)
 			ps->tier[i - 1][k] = (char)((r->f[i][k] >= 'A' && r->f[i][k] <= 'Z')
 						    ? r->f[i][k] + 32 : r->f[i][k]);
 		for (size_t k = 1; k < i; k++)
 			if (strcmp(ps->tier[k - 1], ps->tier[i - 1]) == 0)
 				return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i],
-						   "header", "tier '%s' appears twice", ps->tier[i - 1]);
+						   "header", "tier '%s' appears twice (names are "
+						   "compared in lower case); give each tier its own "
+						   "name", ps->tier[i - 1]);
 	}
 	ps->ntiers = (int)r->nf - 1;
 	return FW_OK;
@@ -79,19 +84,22 @@ static int row(struct tparser *ps, const struct fw_csv_rec *r, int lno,
 
 	if ((int)r->nf != ps->ntiers + 1)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[r->nf - 1], "row",
-				   "has %zu fields, the header has %d", r->nf, ps->ntiers + 1);
+				   "has %zu fields, the header has %d; give each host one "
+				   "switch per tier", r->nf, ps->ntiers + 1);
 	memset(&h, 0, sizeof h);
 	if (bad_name(r->f[0], FW_TOPO_HOST_MAX))
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[0], "host",
-				   "'%.40s' is empty, longer than %d bytes or not a plain name",
-				   r->f[0], FW_TOPO_HOST_MAX - 1);
+				   "'%.40s' is empty, longer than %d bytes or not a plain name; "
+				   "name the host in printable ASCII without spaces, quotes, "
+				   "backslashes or commas", r->f[0], FW_TOPO_HOST_MAX - 1);
 	snprintf(h.host, sizeof h.host, "%s", r->f[0]);
 	for (int i = 0; i < ps->ntiers; i++) {
 		if (bad_name(r->f[i + 1], FW_NAME_MAX))
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i + 1],
 					   ps->tier[i], "switch '%.40s' is empty, longer than "
-					   "%d bytes or not a plain name", r->f[i + 1],
-					   FW_NAME_MAX - 1);
+					   "%d bytes or not a plain name; name the switch in "
+					   "printable ASCII without spaces, quotes, backslashes "
+					   "or commas", r->f[i + 1], FW_NAME_MAX - 1);
 		snprintf(h.path[i], FW_NAME_MAX, "%s", r->f[i + 1]);
 	}
 	h.line = lno;
@@ -136,9 +144,11 @@ static int walk(struct tparser *ps, const char *buf, size_t len, struct fw_diag 
 			return rc;
 	}
 	if (!ps->ntiers || !ps->out->n)
-		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 0, NULL,
-				   "no %s (expected a header and one line per host)",
-				   ps->ntiers ? "hosts" : "header");
+		return fw_diag_set(d, FW_EINVAL, ps->fname, ps->ntiers ? lno : 0, 0,
+				   ps->ntiers ? "host" : "header",
+				   "no %s; a topology file is a header (the host's column, "
+				   "then one per switch tier: ip,DSW,PSW,ASW) and one line "
+				   "per host (HOST,SWITCH,...)", ps->ntiers ? "hosts" : "header");
 	return FW_OK;
 }
 

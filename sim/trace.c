@@ -149,11 +149,13 @@ static int time_field(const struct fw_csv_rec *r, int pos, int lno,
 	if (!*s)
 		return fw_diag_set(d, FW_EINVAL, fname, lno, (size_t)pos < r->nf ? r->col[pos] : 1,
 				   name, "is empty: a pod needs creation_time and "
-				   "deletion_time to be replayed as a trace");
+				   "deletion_time to be replayed as a trace; give both, "
+				   "or leave the pod out");
 	x = strtoll(s, &end, 10);
 	if (*end || s[0] < '0' || s[0] > '9' || x < 0 || x > FW_TRACE_MAX_TIME)
 		return fw_diag_set(d, FW_EINVAL, fname, lno, r->col[pos], name,
-				   "'%.40s' is not a whole number of seconds in 0..%lld",
+				   "'%.40s' is not a whole number of seconds in 0..%lld; "
+				   "write it in decimal digits (no sign, spaces or units)",
 				   s, (long long)FW_TRACE_MAX_TIME);
 	*v = x;
 	return FW_OK;
@@ -178,7 +180,8 @@ static int openb_header(struct openb_times *ot, const struct fw_csv_rec *r,
 	if (ot->cpos < 0 || ot->dpos < 0)
 		return fw_diag_set(d, FW_EINVAL, fname, lno, 1, "header",
 				   "a pod list replayed as a trace needs the columns "
-				   "creation_time and deletion_time");
+				   "creation_time and deletion_time; add them (a pod list "
+				   "without them is for fairway sim fgd)");
 	return FW_OK;
 }
 
@@ -201,21 +204,24 @@ static int openb_job(const struct fw_openb_pod *p, const struct fw_csv_rec *r,
 		return rc;
 	if (e < c)
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, r->col[ot->dpos],
-				   "deletion_time", "%lld is before creation_time %lld",
+				   "deletion_time", "%lld is before creation_time %lld; "
+				   "fix the pod's times, or leave it out",
 				   (long long)e, (long long)c);
 	if (strlen(p->name) >= FW_NAME_MAX)
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->npos), "name",
-				   "'%.40s...' is longer than %d bytes, the longest job id",
-				   p->name, FW_NAME_MAX - 1);
+				   "'%.40s...' is longer than %d bytes, the longest job id; "
+				   "give the pod a shorter name", p->name, FW_NAME_MAX - 1);
 	if (p->num_gpu > FW_MAX_GPUS_PER_NODE)
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->gpos), "num_gpu",
 				   "pod '%.40s' asks for %d GPUs; a pod runs on one node, "
-				   "which has at most %d", p->name, p->num_gpu,
+				   "which has at most %d: give it at most %d, or leave it "
+				   "out", p->name, p->num_gpu, FW_MAX_GPUS_PER_NODE,
 				   FW_MAX_GPUS_PER_NODE);
 	if (!strchr(p->gpu_spec, '|') && strlen(p->gpu_spec) >= FW_NAME_MAX)
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->spos), "gpu_spec",
-				   "model '%.40s...' is longer than %d bytes", p->gpu_spec,
-				   FW_NAME_MAX - 1);
+				   "model '%.40s...' is longer than %d bytes; give the "
+				   "model a shorter name (as the fleet's nodes name it)",
+				   p->gpu_spec, FW_NAME_MAX - 1);
 	snprintf(j->id, sizeof j->id, "%s", p->name);
 	j->submit = c;
 	j->duration = j->expected = e - c;
@@ -374,7 +380,29 @@ int fw_trace_sniff(const char *buf, size_t len)
 	return -1;
 }
 
-/* A header error of the wrong --format: name the one the header is. */
+/* Is the first line of buf sacct --parsable2's header (a '|'-separated
+ * field JobID or JobIDRaw)?  Such a file is converted, not replayed. */
+static bool sacct_header(const char *buf, size_t len)
+{
+	size_t i = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+	bool bar = false;
+
+	while (i < len && buf[i] != '\n' && buf[i] != '\r') {
+		size_t k = i;
+		while (k < len && buf[k] != '|' && buf[k] != '\n' && buf[k] != '\r')
+			k++;
+		if ((k - i == 5 && !memcmp(buf + i, "JobID", 5)) ||
+		    (k - i == 8 && !memcmp(buf + i, "JobIDRaw", 8)))
+			return bar || (k < len && buf[k] == '|');
+		bar = bar || (k < len && buf[k] == '|');
+		i = k < len && buf[k] == '|' ? k + 1 : k;
+	}
+	return false;
+}
+
+/* A header error of the wrong --format: name the one the header is (or,
+ * for sacct output, say so in place of the reader's error, with the
+ * converter to run). */
 static void hint_format(const char *path, enum fw_trace_format fmt, struct fw_diag *d)
 {
 	static const char *const what[3] = { "an ITP trace", "an openb pod list",
@@ -388,9 +416,17 @@ static void hint_format(const char *path, enum fw_trace_format fmt, struct fw_di
 		return;
 	len = fread(line, 1, sizeof line, f);
 	fclose(f);
+	used = strlen(d->msg);
+	if (sacct_header(line, len)) { /* the column the reader missed is beside the point */
+		snprintf(d->field, sizeof d->field, "header");
+		d->col = 1;
+		snprintf(d->msg, sizeof d->msg, "the file looks like sacct --parsable2 output, not "
+			 "a trace: convert it first (fairway trace sacct2fairway %s jobs.csv), then "
+			 "replay --trace jobs.csv --format fairway", strlen(path) <= 60 ? path : "FILE");
+		return;
+	}
 	if ((s = fw_trace_sniff(line, len)) < 0 || s == (int)fmt)
 		return;
-	used = strlen(d->msg);
 	snprintf(d->msg + used, sizeof d->msg - used, "; the file looks like %s: use --format %s",
 		 what[s], format_name[s]);
 }

@@ -2575,6 +2575,19 @@ if [ "$(head -1 <<<"$fo")" = "FGD openb experiment: cpu, 1 pod; 1 node, 8 GPUs" 
 else
 	bad "sim-fgd-intro-before-a-failed-runs-error"; echo "$fo"
 fi
+# an output '-' is refused before any work, naming /dev/stdout (before: a
+# file named '-' in the working directory, the summary on stdout)
+fw_abs=$(cd "$(dirname "$FW")" && pwd)/fairway
+for dash in "--json|sim run --trace synthetic:3 --nodes 2x8 --policies fifo" \
+	"--csv|sim run --trace synthetic:3 --nodes 2x8 --policies fifo" \
+	"--report|sim run --trace synthetic:3 --nodes 2x8 --policies fifo" \
+	"--json|sim fgd --pods $FD/pods.csv --nodes $FD/nodes.csv --seeds 1 --scorers fgd"; do
+	# shellcheck disable=SC2086
+	expect "sim-output-dash-refused: ${dash#*|} ${dash%%|*}" 2 \
+		"${dash%%|*} -: the summary goes to stdout, so '-' would be a file named '-' here; give ${dash%%|*} a path" \
+		bash -c 'cd "$1" && shift && "$@"' _ "$FD" "$fw_abs" ${dash#*|} "${dash%%|*}" -
+	[ -e "$FD/-" ] && bad "sim-output-dash-refused: a file '-' was written" && rm -f "$FD/-"
+done
 expect "sim-fgd-missing-pods-file-says-which" 1 "$FD/none.csv: cannot open: No such file or directory; check the path given to --pods, the openb pod list CSV" \
 	"$FW" sim fgd --pods "$FD/none.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
 out=$("$FW" sim fgd --pods "$FD/hdr.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1)
@@ -2865,13 +2878,111 @@ else
 	bad "tests/bad_input/cases.txt is missing"
 fi
 
+# An openb pod list read as a trace (--format openb) or by sim fgd: every
+# refusal names FILE:LINE:COL: FIELD and says what to do, as the ITP and
+# generic readers' do (before, e.g. "deletion_time: 50 is before
+# creation_time 100" and "empty file: expected a header line", no fix).
+OB=$(mktemp -d)
+ob_hdr=name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+ob_ok=p,1000,1024,1,1000,,LS,Running,0,100,0
+: >"$OB/empty.csv"
+printf '%s\n' name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time p,1,1,1,1000,0 >"$OB/missing_col.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,-1,1000,,LS,Running,0,100,0 >"$OB/neg_gpu.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,1,1000,,LS,Running,100,50,0 >"$OB/backwards.csv"
+printf '%s\r\n' "$ob_hdr" "$ob_ok" q,1000,1024,1,1000,,LS,Running,0,x,0 >"$OB/crlf.csv"
+{ printf '\xef\xbb\xbf'; printf '%s\n' "$ob_hdr" "$ob_ok" q,1000,1024,1,2000,,LS,Running,0,100,0; } >"$OB/bom.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,1,1000,,LS,Running,0,99999999999999999999999,0 >"$OB/huge.csv"
+printf '%s\n' "$ob_hdr" "$ob_ok" "$ob_ok" >"$OB/dup.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,1,1000,,LS,Running,,100,0 >"$OB/no_time.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,1,1000,,LS,Running,0,100 >"$OB/short.csv"
+printf '%s\n' "$ob_hdr" p,abc,1024,1,1000,,LS,Running,0,100,0 >"$OB/non_numeric.csv"
+printf '%s\n' "$ob_hdr" p,1000,1024,2,500,,LS,Running,0,100,0 >"$OB/multi_gpu_share.csv"
+while IFS='|' read -r ob_f ob_want; do
+	expect "sim-run-openb-bad-trace-says-what-to-do: $ob_f" 1 "$OB/$ob_f.csv$ob_want" \
+		"$FW" sim run --format openb --trace "$OB/$ob_f.csv" --nodes 2x8 --policies fifo
+done <<'OBEOF'
+empty|: header: the file is empty; an openb pod list is a header line (name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec) and a row per pod
+missing_col|:1:1: gpu_spec: missing from the header (is this the right kind of file?); add it: an openb pod list names name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec (any order, more columns allowed)
+neg_gpu|:2:13: num_gpu: -1 is out of range 0..1024; give a value in that range
+backwards|:2:36: deletion_time: 50 is before creation_time 100; fix the pod's times, or leave it out
+crlf|:3:34: deletion_time: 'x' is not a whole number of seconds in 0..1000000000000; write it in decimal digits
+bom|:3:15: gpu_milli: 2000 is out of range 0..1000; give a value in that range
+huge|:2:34: deletion_time: '99999999999999999999999' is not a whole number of seconds in 0..1000000000000; write it in decimal digits
+dup|:3:1: name: duplicate pod name "p": it already appeared on line 2; give each row its own pod name, or drop the repeated row
+no_time|:2:32: creation_time: is empty: a pod needs creation_time and deletion_time to be replayed as a trace; give both, or leave the pod out
+short|:2:37: row: 10 fields, but the header has 11; give each row one field per header column
+non_numeric|:2:3: cpu_milli: "abc" is not a decimal integer; write a whole number 0..1000000000 in decimal digits
+multi_gpu_share|:2:15: gpu_milli: 500 with num_gpu 2: a multi-GPU pod takes whole GPUs (1000); give gpu_milli 1000, or num_gpu 1 for a share of one GPU
+OBEOF
+# sim fgd reads the same pod lists: its refusals say what to do too
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\n' >"$OB/nodes.csv"
+expect "sim-fgd-openb-dup-says-what-to-do" 1 "$OB/dup.csv:3:1: field name: duplicate pod name \"p\": it already appeared on line 2; give each row its own pod name" \
+	"$FW" sim fgd --pods "$OB/dup.csv" --nodes "$OB/nodes.csv" --seeds 1 --scorers fgd
+expect "sim-fgd-openb-empty-nodes-says-what-to-do" 1 "$OB/empty.csv: field header: the file is empty; an openb node list is a header line (sn,cpu_milli,memory_mib,gpu,model) and a row per node" \
+	"$FW" sim fgd --pods "$OB/bom.csv" --nodes "$OB/empty.csv" --seeds 1 --scorers fgd
+rm -rf "$OB"
+# the generic reader: a JSONL number past 64 bits names its key and the
+# range to give (before: "row: not JSON: too big integer; write each row
+# as one JSON object", which it is); a CSV quote left open says to close it
+GB=$(mktemp -d)
+printf '%s\n' '{"job_id":"a","submit_time":0,"duration":99999999999999999999999,"gpus_per_task":1}' >"$GB/huge.jsonl"
+printf '%s\n' '{"job_id":"a","submit_time":0,"duration":1,"gpus_per_task":1, "priority" : -99999999999999999999}' >"$GB/huge_neg.jsonl"
+printf '%s\n' job_id,submit_time,duration,gpus_per_task '"a,0,10,1' >"$GB/quote.csv"
+expect "sim-run-jsonl-huge-number-names-key" 1 \
+	"$GB/huge.jsonl:1:64: duration: the number is too big (past 2^63); give a value in the key's range (docs/trace-format.md" \
+	"$FW" sim run --format fairway --trace "$GB/huge.jsonl" --nodes 2x8 --policies fifo
+expect "sim-run-jsonl-huge-negative-names-key" 1 "$GB/huge_neg.jsonl:1:" \
+	"$FW" sim run --format fairway --trace "$GB/huge_neg.jsonl" --nodes 2x8 --policies fifo
+expect "sim-run-jsonl-huge-negative-names-key: field" 1 ": priority: the number is too big (past 2^63)" \
+	"$FW" sim run --format fairway --trace "$GB/huge_neg.jsonl" --nodes 2x8 --policies fifo
+expect "sim-run-csv-open-quote-says-close-it" 1 \
+	"$GB/quote.csv:2:1: row: quoted field is not closed on this line (multi-line fields are not supported); close the quote, or write the value without it" \
+	"$FW" sim run --format fairway --trace "$GB/quote.csv" --nodes 2x8 --policies fifo
+rm -rf "$GB"
+# sacct output given to sim run as it is (what a Slurm user tries first):
+# the header error says to convert it, and how (before: only "no column
+# 'job_id'" or "unknown column", and no word of sacct2fairway)
+for sf in itp openb fairway; do
+	expect "sim-run-sacct-file-says-convert-it: --format $sf" 1 \
+		"tests/data/sacct_sample.txt:1:1: header: the file looks like sacct --parsable2 output, not a trace: convert it first (fairway trace sacct2fairway tests/data/sacct_sample.txt jobs.csv), then replay --trace jobs.csv --format fairway" \
+		"$FW" sim run --format "$sf" --trace tests/data/sacct_sample.txt --nodes 2x8 --policies fifo
+done
+# --topo FILE: every refusal says what to do (before: "no header
+# (expected a header and one line per host)", "has 3 fields, the header
+# has 4", "switch 'S 2' is ... not a plain name", with no fix)
+TP=$(mktemp -d)
+: >"$TP/empty.csv"
+printf 'ip,DSW,PSW,ASW\n' >"$TP/header_only.csv"
+printf 'ip,DSW,PSW,ASW\nh1,G1,P1\n' >"$TP/short.csv"
+printf 'ip,DSW,PSW,ASW\r\nh1,G1,P1,S1\r\nh2,G1,P1,"S 2"\r\n' >"$TP/space.csv"
+printf 'ip\nh1\nh2\n' >"$TP/no_tiers.csv"
+while IFS='|' read -r tp_f tp_want; do
+	expect "sim-run-topo-bad-file-says-what-to-do: $tp_f" 1 "$TP/$tp_f.csv$tp_want" \
+		"$FW" sim run --trace synthetic:3 --nodes 2x8 --topo "$TP/$tp_f.csv" --policies fifo
+done <<'TPEOF'
+empty|: header: no header; a topology file is a header (the host's column, then one per switch tier: ip,DSW,PSW,ASW) and one line per host (HOST,SWITCH,...)
+header_only|:1: host: no hosts; a topology file is a header
+short|:2:7: row: has 3 fields, the header has 4; give each host one switch per tier
+space|:3:10: asw: switch 'S 2' is empty, longer than 63 bytes or not a plain name; name the switch in printable ASCII without spaces, quotes, backslashes or commas
+no_tiers|:1:1: header: needs a host column and 1..8 switch tiers, got 1 columns; write the host's column, then a column per tier
+TPEOF
+rm -rf "$TP"
+
 # fairway-health-sim: help, bad flags, an unwritable --out refused before
 # any replay, and a tiny run whose document replaces FILE only when whole.
 HS=$B/sim/fairway-health-sim
 HS_TMP=$(mktemp -d)
 HS_TINY=(--seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 1 --nodes 16)
 expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
-expect "health-sim-unknown-flag" 2 "unknown or incomplete option \"--bogus\"" "$HS" --bogus
+# its help lists --out with its default and ends with examples, as every
+# fairway help does (before: --out only in the usage line, no example)
+expect "health-sim-help-lists-out" 0 "  --out FILE     write the document to FILE (default, or -: stdout)" "$HS" --help
+expect "health-sim-help-has-examples" 0 "  fairway-health-sim --seeds 1 --holdout 0 --days 2" "$HS" --help
+expect "health-sim-unknown-flag" 2 "unknown option \"--bogus\"" "$HS" --bogus
+# --out and --traces without a value say so (before: "unknown or incomplete
+# option", as if the flag did not exist); --out - is stdout, its default
+expect "health-sim-out-needs-value" 2 "--out needs a value (a FILE, or - for stdout)" "$HS" --seeds 1 --out
+expect "health-sim-traces-needs-value" 2 "--traces needs a value (a DIR)" "$HS" --traces
 expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds 0
 expect "health-sim-bad-silent" 2 "--silent needs a number in [0, 1]" "$HS" --silent 1.5
 expect "health-sim-bad-crash" 2 "--crash needs a duration from 1 s to 1 day in whole seconds, not '0'" "$HS" --crash 0
@@ -2911,6 +3022,14 @@ expect "health-sim-traces-env-missing" 1 "FAIRWAY_TRACES=$HS_TMP/none: No such f
 	env FAIRWAY_TRACES="$HS_TMP/none" "$HS" --seeds 1
 expect "health-sim-traces-missing-no-cluster03" 0 "llm-fleet seed 1" \
 	"$HS" "${HS_TINY[@]}" --traces "$HS_TMP/none" --out "$HS_TMP/nc.md"
+# --out - is stdout (before: a file named '-' in the working directory)
+hs_abs=$(cd "$(dirname "$HS")" && pwd)/fairway-health-sim
+hs_dash=$(cd "$HS_TMP" && "$hs_abs" "${HS_TINY[@]}" --out - 2>/dev/null)
+if grep -q "^## LLM fleet: acceptance" <<<"$hs_dash" && [ ! -e "$HS_TMP/-" ]; then
+	ok "health-sim-out-dash-is-stdout"
+else
+	bad "health-sim-out-dash-is-stdout: $(ls "$HS_TMP")"
+fi
 echo old >"$HS_TMP/r.md"
 expect "health-sim-tiny-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 1 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --out "$HS_TMP/r.md"

@@ -235,7 +235,8 @@ TEST(topo_bad_rows_name_line_and_column)
 	char why[512];
 
 	ASSERT_EQ(topo("ip,A,B\nh1,x,y\nh2,x\n", &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_EQ(why, "topo.csv:3:4: row: has 2 fields, the header has 3");
+	ASSERT_STR_EQ(why, "topo.csv:3:4: row: has 2 fields, the header has 3; give each host one "
+		      "switch per tier");
 	ASSERT_EQ(topo("ip,A,B\nh1,x,y\nh2,x,\n", &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "topo.csv:3:6: b: switch '' is empty");
 	ASSERT_EQ(topo("ip\nh1\n", &t, why, sizeof why), FW_EINVAL);
@@ -243,7 +244,12 @@ TEST(topo_bad_rows_name_line_and_column)
 	ASSERT_EQ(topo("ip,a,A\n", &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "tier 'a' appears twice");
 	ASSERT_EQ(topo("ip,a\n", &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_CONTAINS(why, "no hosts");
+	ASSERT_STR_CONTAINS(why, "topo.csv:1: host: no hosts; a topology file is a header (the "
+			    "host's column, then one per switch tier: ip,DSW,PSW,ASW) and one line per "
+			    "host (HOST,SWITCH,...)");
+	/* every refusal says what to do */
+	ASSERT_EQ(topo("", &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "topo.csv: header: no header; a topology file is a header");
 	ASSERT_EQ(topo("ip,a\nh1,x\nh1,y\n", &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_EQ(why, "topo.csv:3:1: host: 'h1' is already on line 2; list each host once");
 	ASSERT(t.v == NULL);

@@ -119,7 +119,10 @@ TEST(bad_numbers_name_line_and_column)
 	bad_pod("p1,5,,1,1000,,LS,R,0,0,0", FW_EINVAL, 6, "memory_mib",
 		"\"\" is not a decimal integer");
 	bad_pod("p1,5,1,1,1001,,LS,R,0,0,0", FW_ERANGE, 10, "gpu_milli",
-		"1001 is out of range 0..1000");
+		"1001 is out of range 0..1000; give a value in that range");
+	bad_pod("p1,x,1,1,100,,LS,R,0,0,0", FW_EINVAL, 4, "cpu_milli",
+		"\"x\" is not a decimal integer; write a whole number "
+		"0..1000000000 in decimal digits");
 	bad_pod("p1,5,1,1,99999999999999999999,,LS,R,0,0,0", FW_ERANGE, 10,
 		"gpu_milli", "out of range");
 	bad_pod("p1,5,1,1.5,100,,LS,R,0,0,0", FW_EINVAL, 8, "num_gpu",
@@ -140,7 +143,7 @@ TEST(bad_numbers_name_line_and_column)
 TEST(bad_field_combinations)
 {
 	bad_pod("p1,5,1,2,500,,LS,R,0,0,0", FW_EINVAL, 10, "gpu_milli",
-		"a multi-GPU pod takes whole GPUs");
+		"a multi-GPU pod takes whole GPUs (1000); give gpu_milli 1000");
 	bad_pod("p1,5,1,0,500,,LS,R,0,0,0", FW_EINVAL, 10, "gpu_milli",
 		"a CPU-only pod");
 	bad_pod("p1,5,1,1,0,,LS,R,0,0,0", FW_EINVAL, 10, "gpu_milli",
@@ -150,11 +153,13 @@ TEST(bad_field_combinations)
 TEST(bad_shape)
 {
 	bad_pod("p1,5,1,1,100,,LS,R,0,0", FW_EINVAL, 23, "row",
-		"10 fields, but the header has 11");
+		"10 fields, but the header has 11; give each row one field per "
+		"header column");
 	bad_pod("p1,5,1,1,100,,LS,R,0,0,0,9", FW_EINVAL, 26, "row",
 		"12 fields, but the header has 11");
 	bad_pod("p1,5,1,1,100,\"T4,LS,R,0,0,0", FW_EINVAL, 14, "row",
-		"quoted field is not closed");
+		"quoted field is not closed on this line (multi-line fields are "
+		"not supported); close the quote");
 	bad_pod("p1,5,1,1,100,\"T4\"x,LS,R,0,0,0", FW_EINVAL, 18, "row",
 		"characters after a closing quote");
 }
@@ -168,14 +173,19 @@ TEST(bad_header)
 	ASSERT_EQ(d.line, 1);
 	ASSERT_STR_EQ(d.field, "memory_mib");
 	ASSERT_STR_CONTAINS(d.msg, "missing from the header");
+	/* every refusal says what to do: here the columns to write */
+	ASSERT_STR_CONTAINS(d.msg, "; add it: an openb node list names "
+			    "sn,cpu_milli,memory_mib,gpu,model (any order");
 	ASSERT_EQ(nodes("sn,cpu_milli,memory_mib,gpu,model,gpu\n", 0, &l, &d),
 		  FW_EINVAL);
 	ASSERT_EQ(d.col, 35);
 	ASSERT_STR_CONTAINS(d.msg, "appears twice");
 	ASSERT_EQ(nodes("", 0, &l, &d), FW_EINVAL);
-	ASSERT_STR_CONTAINS(d.msg, "empty file");
+	ASSERT_STR_EQ(d.field, "header");
+	ASSERT_STR_EQ(d.msg, "the file is empty; an openb node list is a header line "
+		      "(sn,cpu_milli,memory_mib,gpu,model) and a row per node");
 	ASSERT_EQ(nodes("\n\n", FW_OPENB_SKIP_BAD, &l, &d), FW_EINVAL);
-	ASSERT_STR_CONTAINS(d.msg, "empty file");
+	ASSERT_STR_CONTAINS(d.msg, "the file is empty");
 	/* a header after blank lines is named by its own line */
 	ASSERT_EQ(nodes("\n\nsn,cpu_milli,memory_mib,gpu,model,gpu\n", 0, &l, &d), FW_EINVAL);
 	ASSERT_EQ(d.line, 3);
@@ -253,12 +263,14 @@ TEST(repeated_names_name_the_first_line)
 		       "a,1,1,1,100,,LS,R,0,0,0\n", 0, &l, &d), FW_EINVAL);
 	fw_openb_diag_str(&d, buf, sizeof buf);
 	ASSERT_STR_EQ(buf, "p.csv:4:1: field name: duplicate pod name \"a\": it already "
-			   "appeared on line 2");
+			   "appeared on line 2; give each row its own pod name, or drop "
+			   "the repeated row");
 	/* a repeated node name too */
 	ASSERT_EQ(nodes(NODE_HDR "n1,1,1,1,T4\n\nn1,1,1,1,T4\n", 0, &nl, &d), FW_EINVAL);
 	fw_openb_diag_str(&d, buf, sizeof buf);
 	ASSERT_STR_EQ(buf, "n.csv:4:1: field sn: duplicate node name \"n1\": it already "
-			   "appeared on line 2");
+			   "appeared on line 2; give each row its own node name, or drop "
+			   "the repeated row");
 	/* --skip-bad skips the repeat and counts it; a skipped row's name is
 	 * not taken (c on line 5 is kept although a bad c came before) */
 	ASSERT_OK(pods(POD_HDR "a,1,1,1,100,,LS,R,0,0,0\n"
@@ -303,7 +315,8 @@ TEST(diag_string)
 		  FW_EINVAL);
 	fw_openb_diag_str(&d, buf, sizeof buf);
 	ASSERT_STR_EQ(buf, "p.csv:2:10: field gpu_milli: \"7x\" is not a "
-			   "decimal integer");
+			   "decimal integer; write a whole number 0..1000 in decimal "
+			   "digits (no sign, spaces or units)");
 }
 
 TEST(missing_file)

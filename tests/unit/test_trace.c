@@ -430,7 +430,8 @@ TEST(openb_pods_become_a_trace)
 		 "p1,1,1,1,1000,,LS,Running,1,2,0\np0,1,1,1,1000,,LS,Running,3,4,0\n", hdr);
 	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_EQ(why, "p.csv:4:1: name: duplicate pod name \"p0\": it already appeared on line 2");
+	ASSERT_STR_EQ(why, "p.csv:4:1: name: duplicate pod name \"p0\": it already appeared on line 2; "
+		      "give each row its own pod name, or drop the repeated row");
 	/* a byte-order mark before creation_time, skipped as the pod reader does */
 	snprintf(text, sizeof text, "\xEF\xBB\xBF" "creation_time,deletion_time,name,cpu_milli,"
 		 "memory_mib,num_gpu,gpu_milli,gpu_spec\n7,9,p0,1,1,1,1000,\n");
@@ -442,7 +443,7 @@ TEST(openb_pods_become_a_trace)
 	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_EQ(why, "p.csv:2:8: num_gpu: pod 'p0' asks for 17 GPUs; a pod runs on one "
-		      "node, which has at most 16");
+		      "node, which has at most 16: give it at most 16, or leave it out");
 	snprintf(text, sizeof text, "%sp%064d,1,1,1,1000,,LS,Running,1,2,0\n", hdr, 0);
 	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
@@ -1389,6 +1390,22 @@ TEST(a_header_of_another_format_is_named)
 	/* the header as fairway's: named as an ITP trace */
 	ASSERT_EQ(fw_trace_read(path, FW_TRACE_FAIRWAY, 8, 0, &t, &d), FW_EINVAL);
 	ASSERT(strstr(d.msg, "; the file looks like an ITP trace: use --format itp") != NULL);
+	/* sacct --parsable2 output, in every format: convert it first */
+	ASSERT((f = fopen(path, "w")) != NULL);
+	fputs("\xef\xbb\xbfUser|JobIDRaw|Submit\nalice|1|2024-03-01T10:00:00\n", f);
+	fclose(f);
+	for (int fmt = 0; fmt < 3; fmt++) {
+		ASSERT_EQ(fw_trace_read(path, (enum fw_trace_format)fmt, 8, 0, &t, &d), FW_EINVAL);
+		ASSERT_STR_EQ(d.field, "header");
+		ASSERT(strstr(d.msg, "the file looks like sacct --parsable2 output, not a trace: "
+			   "convert it first (fairway trace sacct2fairway ") == d.msg);
+	}
+	/* a column named JobID in a comma-separated file is not sacct's */
+	ASSERT((f = fopen(path, "w")) != NULL);
+	fputs("JobID,submission_time,duration,num_gpu\n1,0,5,1\n", f);
+	fclose(f);
+	ASSERT_EQ(fw_trace_read(path, FW_TRACE_ITP, 8, 0, &t, &d), FW_EINVAL);
+	ASSERT(strstr(d.msg, "sacct") == NULL);
 	unlink(path);
 }
 
