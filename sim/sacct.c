@@ -40,6 +40,7 @@
 #define _XOPEN_SOURCE 700 /* realpath() (XSI); the build defines only POSIX 2008 */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,6 +433,9 @@ static int time_col(const struct sctx *x, int c, int64_t *t)
 				   "time, or drop the row", v, what, (long long)iso_lo[part],
 				   (long long)iso_hi[part]);
 	default:
+		if (!strcmp(v, "Unknown") || !strcmp(v, "None") || !*v)
+			return bad(x, c, "'%.40s': Slurm's accounting has no such time for this "
+				   "job, so it cannot be replayed; drop the row", v);
 		return bad(x, c, "'%.40s' is not YYYY-MM-DDTHH:MM:SS; export with "
 			   "SLURM_TIME_FORMAT=standard in sacct's environment, so it "
 			   "prints e.g. 2024-03-01T10:00:00", v);
@@ -454,7 +458,8 @@ static int times(const struct sctx *x, struct sjob *j)
 		return bad(x, S_START, "'%.40s' is before Submit (a job starts after it is "
 			   "submitted, a requeued one after its new Submit); fix Submit "
 			   "or Start, or drop the row", fld(x, S_START));
-	if (x->c->pos[S_ELAPSED] >= 0) {
+	/* an empty Elapsed beside an End: End - Start, as without Elapsed */
+	if (x->c->pos[S_ELAPSED] >= 0 && !(!*el && x->c->pos[S_END] >= 0)) {
 		if (no_duration(el))
 			return bad(x, S_ELAPSED, "'%.40s': the job has no elapsed time; "
 				   "fix the row or leave it out", el);
@@ -547,9 +552,13 @@ static int prio(const struct sctx *x, struct sjob *j)
 	const char *p = fld(x, S_PRIO);
 
 	j->prio = 0;
-	if (*p && (!digits(p, strlen(p), &j->prio) || j->prio > FW_TRACE_MAX_PRIO))
-		return bad(x, S_PRIO, "'%.40s' is not a whole number 0..1000000000; give "
-			   "one in that range, or leave it empty (priority 0)", p);
+	if (*p && (!digits(p, strlen(p), &j->prio) || j->prio > UINT32_MAX))
+		return bad(x, S_PRIO, "'%.40s' is not a whole number 0..4294967295 (Slurm's "
+			   "priorities); give one in that range, or leave it empty (priority 0)", p);
+	if (j->prio > FW_TRACE_MAX_PRIO) { /* a trace's range: cut, counted, said */
+		j->prio = FW_TRACE_MAX_PRIO;
+		x->c->cnt.prio_cut++;
+	}
 	return FW_OK;
 }
 
@@ -1071,6 +1080,11 @@ static void summary(const char *prog, size_t jobs, const struct fw_sacct_counts 
 			"the parts differ in shape, queue or submit time, which one trace row cannot "
 			"say, so the replay may start one part without the others\n",
 			prog, k->het_split, k->het_split == 1 ? "" : "s");
+	if (k->prio_cut)
+		fprintf(stderr, "%s: warning: %zu job%s with a Priority above 1000000000 (a trace's "
+			"highest) written as 1000000000: their order among themselves is lost; "
+			"if it matters, rescale the column (e.g. divide it by 5) before converting\n",
+			prog, k->prio_cut, k->prio_cut == 1 ? "" : "s");
 }
 
 int fw_sacct_convert_cli(int argc, char **argv)

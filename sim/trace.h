@@ -270,6 +270,7 @@ struct fw_sacct_counts {
 	size_t steps;      /* job steps (a JobID with '.'): never jobs */
 	size_t het_joined; /* heterogeneous jobs (JobID 7+0, 7+1) written as one gang */
 	size_t het_split;  /* heterogeneous jobs written a row per part (parts differ) */
+	size_t prio_cut;   /* Priority above FW_TRACE_MAX_PRIO, written as it */
 };
 
 /* Convert sacct --parsable2 text to generic CSV in *out (malloc'd, NUL

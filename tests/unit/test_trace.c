@@ -680,8 +680,14 @@ TEST(sacct_refusals_say_what_to_do)
 		  "s.txt:2:60: NNodes: 'x' is not a node count 1..65536; give the job's nodes as a whole "
 		  "number in that range" },
 		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1|1|-1|02:00|alice\n",
-		  "s.txt:2:62: Priority: '-1' is not a whole number 0..1000000000; give one in that range, "
-		  "or leave it empty (priority 0)" },
+		  "s.txt:2:62: Priority: '-1' is not a whole number 0..4294967295 (Slurm's priorities); give "
+		  "one in that range, or leave it empty (priority 0)" },
+		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1|1|4294967296|02:00|alice\n",
+		  "s.txt:2:62: Priority: '4294967296' is not a whole number 0..4294967295 (Slurm's "
+		  "priorities); give one in that range, or leave it empty (priority 0)" },
+		{ SACCT_H "1|Unknown|" SACCT_T "|01:00|gres/gpu=1|1|5|02:00|alice\n",
+		  "s.txt:2:3: Submit: 'Unknown': Slurm's accounting has no such time for this job, so it "
+		  "cannot be replayed; drop the row" },
 		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1|1|5|2h|alice\n",
 		  "s.txt:2:64: Timelimit: '2h' is not a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, "
 		  "D-HH:MM:SS) or UNLIMITED, Partition_Limit, INVALID; give it as sacct prints it, e.g. "
@@ -750,6 +756,32 @@ TEST(sacct_refusals_say_what_to_do)
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_EQ(why, "s.txt:1:1: row: more than 128 fields; is this sacct --parsable2 output? "
 		      "export it with " SACCT_CMD);
+}
+
+/* Slurm's priorities go to 2^32 - 1, a trace's to 10^9: a higher one is
+ * written as 10^9 and counted (the summary warns); an empty Elapsed
+ * beside an End is End - Start, as with no Elapsed column. */
+TEST(sacct_high_priorities_are_cut_and_an_empty_elapsed_reads_end)
+{
+	const char *text = "JobID|Submit|Start|End|Elapsed|AllocTRES|Priority\n"
+			   "1|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T10:30:00||gres/gpu=1|4294967294\n"
+			   "2|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T11:00:00|00:20:00|gres/gpu=1|7\n";
+	char *out;
+	size_t olen;
+	struct fw_sacct_counts sk;
+	struct fw_trace t;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &sk, &d));
+	ASSERT_EQ(sk.prio_cut, 1);
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(t.n, 2);
+	ASSERT_EQ(t.v[0].priority, 1000000000);
+	ASSERT_EQ(t.v[0].duration, 1800);
+	ASSERT_EQ(t.v[1].priority, 7);
+	ASSERT_EQ(t.v[1].duration, 1200); /* Elapsed, when given, is the run */
+	fw_trace_free(&t);
 }
 
 /* Thousands of typed GPU counts near 10^15 once overflowed the sum (UBSan);
@@ -1514,7 +1546,8 @@ int main(void)
 		sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values,
 		sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_out_of_range_time_parts_are_named, sacct_start_before_submit_is_refused,
-		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
+		sacct_huge_typed_gpu_sum_is_refused, sacct_high_priorities_are_cut_and_an_empty_elapsed_reads_end,
+		control_bytes_are_masked_in_messages,
 		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line,
 		sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, sacct_het_job_with_a_part_not_ended_is_left_out_whole, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
@@ -1532,7 +1565,8 @@ int main(void)
 		"sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_out_of_range_time_parts_are_named, sacct_start_before_submit_is_refused, "
-		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
+		"sacct_huge_typed_gpu_sum_is_refused, sacct_high_priorities_are_cut_and_an_empty_elapsed_reads_end, "
+		"control_bytes_are_masked_in_messages, "
 		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, "
 		"sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, sacct_het_job_with_a_part_not_ended_is_left_out_whole, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
