@@ -285,11 +285,15 @@ static int not_a_span(struct cfg *c, const yaml_node_t *v, const char *fp, const
 		return cfg_fail(c, v, FW_EINVAL, fp, "\"%s\" is not %s as fairway writes one; write \"%s\" "
 				"(numbers with a unit s, m, h, d and no spaces: \"15m\", \"7d\", \"1h30m\")",
 				t, what, fix);
+	if (is_time)
+		return cfg_fail(c, v, FW_EINVAL, fp, "\"%s\" is not a time; write seconds from the snapshot's "
+				"epoch (7200, or \"2h\"; a live fleet's snapshot: its Unix time, as `date -u +%%s` "
+				"counts)", t);
 	if (strchr(t, '-'))
-		return cfg_fail(c, v, FW_EINVAL, fp, "\"%s\" is not %s: its terms add up and none is negative "
-				"(\"1h30m\" is an hour and a half); write the length itself, such as \"30m\"", t, what);
-	return cfg_fail(c, v, FW_EINVAL, fp, "\"%s\" is not %s; write seconds (30) or numbers with a unit "
-			"s, m, h, d (\"15m\", \"7d\", \"1h30m\")", t, what);
+		return cfg_fail(c, v, FW_EINVAL, fp, "\"%s\" is not a duration: its terms add up and none is "
+				"negative (\"1h30m\" is an hour and a half); write the length itself, such as \"30m\"", t);
+	return cfg_fail(c, v, FW_EINVAL, fp, "\"%s\" is not a duration; write seconds (30) or numbers with a "
+			"unit s, m, h, d (\"15m\", \"7d\", \"1h30m\")", t);
 }
 
 /* map[key] as a duration in ms, refused as kind k; absent leaves *ms

@@ -1497,11 +1497,12 @@ TEST(a_slip_in_a_span_says_what_to_write)
 		{ "now", "2026-12-06 14:40", "write its Unix time, 1796568000 (" },
 		{ "now", "2024-02-29", "write its Unix time, 1709164800 (" },
 		{ "now", "1970-01-01", "write its Unix time, 0 (" },
-		{ "now", "2023-02-29", "\"2023-02-29\" is not a time: its terms add up" }, /* not a leap year */
-		{ "now", "2026-12-06T24:00", "\"2026-12-06T24:00\" is not a time: its terms add up" },
+		{ "now", "2023-02-29", "\"2023-02-29\" is not a time; write seconds from the snapshot's epoch" },
+		{ "now", "2026-12-06T24:00", "\"2026-12-06T24:00\" is not a time; write seconds from" }, /* no 24:00 */
 		{ "now", "-1", "\"-1\" is not a time: it is negative; a time counts seconds" },
 		{ "now", "2 hours", "\"2 hours\" is not a time as fairway writes one; write \"2h\" (" },
-		{ "now", "soon", "\"soon\" is not a time; write seconds (30)" },
+		{ "now", "soon", "\"soon\" is not a time; write seconds from the snapshot's epoch (7200, or \"2h\"; "
+				 "a live fleet's snapshot: its Unix time" },
 		{ "now", "99999999999d", "is too late; times are limited to 100000000000 seconds (5138-11-16T09:46:40Z" },
 	};
 	struct fw_snapshot *s;
