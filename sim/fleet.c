@@ -190,7 +190,8 @@ int fw_fleet_check_config(const struct fw_snapshot *s, const char *file, struct 
 }
 
 /* Keep what a replay starts from: no jobs, no past usage (the config's
- * `now` and usage times are not the trace's clock). */
+ * `now` and usage times are not the trace's clock, nor are its dates:
+ * utc_times, which a dated now set, goes with them). */
 static int32_t strip_workload(struct fw_snapshot *s)
 {
 	int32_t jobs = s->njobs;
@@ -202,6 +203,7 @@ static int32_t strip_workload(struct fw_snapshot *s)
 		s->queues[q].usage_at = 0;
 	}
 	s->now = 0;
+	s->config.utc_times = false;
 	return jobs;
 }
 

@@ -157,6 +157,17 @@ else
 fi
 expect "plan-virtual-seconds-stay-t" 0 "reserved: nodes are held for it from t=2000 (in 16m40s)" \
 	"$FW" plan --config tests/scenario/backfill_reservation.yaml --json
+# the loader's refusals in a dated file name each time's UTC date beside
+# its number, and so do those against a dated --now (before, "1796569000
+# is after now (1796568000)"); virtual seconds keep the number alone
+# (plan-now-checks-submit-times above)
+sed 's/submitTime: 1796567030,/submitTime: 1796569000,/' "$DT/dated.yaml" >"$DT/late.yaml"
+expect "plan-dated-refusal-names-dates" 2 \
+	"field jobs[4].submitTime: 1796569000 (2026-12-06T14:56:40Z) is after now (1796568000, 2026-12-06T14:40:00Z); a snapshot holds the jobs submitted by now" \
+	"$FW" plan --config "$DT/late.yaml"
+expect "plan-dated-now-flag-refusal-names-dates" 2 \
+	"field jobs[0].startTime: 1796567900 (2026-12-06T14:38:20Z) is after --now (1796567800, 2026-12-06T14:36:40Z); a running job started" \
+	"$FW" plan --config "$DT/dated.yaml" --now 1796567800
 expect "plan-help-says-dates" 0 'as UTC dates, "2026-12-06T16:42:05Z"' "$FW" plan --help
 rm -rf "$DT"
 # GNU-style --flag=value everywhere, and a bare flag refuses one
@@ -294,7 +305,7 @@ if "$FW" plan --config <(sed 's/gpuHourBudget: [0-9]*, //' tests/scenario/gpu_bu
 else
 	ok "plan-no-budget-no-hold"
 fi
-expect "yaml-job-max-runtime-bad" 2 "field jobs[0].maxRuntime: 2592000000 s is too long; a job's maxRuntime is at most 2147483647 s (68 years)" \
+expect "yaml-job-max-runtime-bad" 2 "field jobs[0].maxRuntime: \"30000d\" is 720000h00m (2592000000 s), too long; a job's maxRuntime is at most 2147483647 s (68 years), so lower it" \
 	"$FW" plan --config tests/bad_input/bad_job_max_runtime.yaml
 # without the entry nothing is evicted: the fair share gives no claim
 if "$FW" plan --config <(grep -v 'gpuModelDeserved' tests/scenario/model_deserved.yaml) 2>&1 |

@@ -162,8 +162,7 @@ static int load(const struct plan_args *a, struct fw_snapshot **s)
 		fprintf(stderr, "fairway plan: error: %s\n", msg);
 		return 2;
 	}
-	(*s)->config.utc_times = fw_time_is_date((*s)->now); /* a real date: its texts write UTC dates */
-	return 0;
+	return 0; /* a now that is a date set config.utc_times: its texts write UTC dates (fwconfig.h) */
 }
 
 /* gpuModelDeserved acts in reclaim only: under a policy without it,

@@ -276,17 +276,17 @@ static int load_allocs(struct cfg *c, const yaml_node_t *m, const char *path,
 static int start_out_of_range(struct cfg *c, const yaml_node_t *m,
 			      const char *path, const struct fw_job *j)
 {
-	char fp[CFG_PATH];
+	char fp[CFG_PATH], at[CFG_TIME_TEXT], bound[CFG_TIME_TEXT];
 	bool early = j->start_time < j->submit_time;
 
 	return cfg_fail(c, cfg_get(c, m, "startTime"), FW_ERANGE,
 			cfg_path(fp, path, "startTime"),
-			"%lld is %s%s (%lld); a running job started between "
+			"%s is %s%s (%s); a running job started between "
 			"its submitTime and now, so %s%s",
-			(long long)j->start_time,
+			cfg_time_text(c, j->start_time, false, at, sizeof at),
 			early ? "before submitTime" : "after ",
 			early ? "" : cfg_now_name(c),
-			(long long)(early ? j->submit_time : c->s->now),
+			cfg_time_text(c, early ? j->submit_time : c->s->now, true, bound, sizeof bound),
 			early ? "raise startTime or lower submitTime"
 			      : "lower startTime or raise ",
 			early ? "" : cfg_now_name(c));
@@ -329,7 +329,7 @@ int cfg_job_state(struct cfg *c, const yaml_node_t *m, const char *path,
 				t);
 	j->state = FW_JOB_RUNNING;
 	j->start_time = j->submit_time;
-	if ((rc = cfg_time(c, m, path, "startTime", &j->start_time)))
+	if ((rc = cfg_when(c, m, path, "startTime", &j->start_time)))
 		return rc;
 	if (j->start_time < j->submit_time || j->start_time > c->s->now)
 		return start_out_of_range(c, m, path, j);

@@ -28,7 +28,11 @@
  * fw_config_load_file_keys() narrows the top-level keys (a fleet file);
  * the refusal is the schema's own unknown-key error (cfg_keys).
  * fw_config_load_*_now() put the caller's now in place of the file's
- * before the sections that check times against it are read.
+ * before the sections that check times against it are read.  A now that
+ * is a date (fw_time_is_date, span.h: a snapshot of a live fleet) sets
+ * config.utc_times at once, so a refusal of a later time (submitTime,
+ * startTime, usage's at) and the validator's messages name each time's
+ * UTC date beside its number (cfg_time_text).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +41,7 @@
 
 #include "config_int.h"
 #include "fairway/health.h"
+#include "fairway/span.h"
 #include "fwconfig.h"
 
 /* scheduler.drainRunning: requeue (default) | finish — what a drain of
@@ -163,10 +168,13 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
 	struct sched_read r = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
-	int rc = cfg_time(c, root, "", "now", &c->s->now);
+	int rc = cfg_when(c, root, "", "now", &c->s->now);
 
 	if (!rc && c->now_flag)
 		c->s->now = c->now; /* the file's now: is read, then replaced */
+	/* a now that is a date (a live fleet's snapshot) makes every time a
+	 * date in the texts: the refusals below and the validator's too */
+	c->s->config.utc_times = fw_time_is_date(c->s->now);
 	if (rc || !m)
 		return rc;
 	if ((rc = read_scheduler(c, m, sc, &r)) || (rc = apply_times(c, m, sc, &r)))
@@ -401,6 +409,9 @@ static int check_breaks(struct cfg *c, const char *buf, size_t len)
 	return FW_OK;
 }
 
+/* libyaml's error, at its line and column.  A tab where it stops is
+ * named as such: libyaml says only "found character that cannot start
+ * any token", and a tab looks like spaces in most editors. */
 static int syntax_error(struct cfg *c, const yaml_parser_t *p)
 {
 	const yaml_mark_t *m = &p->problem_mark;
@@ -410,6 +421,12 @@ static int syntax_error(struct cfg *c, const yaml_parser_t *p)
 				   "out of memory while parsing YAML");
 	if (p->error == YAML_READER_ERROR)
 		return reader_error(c, p);
+	if (c->buf && m->index < c->len && c->buf[m->index] == '\t')
+		return fw_diag_set(c->d, FW_EINVAL, c->file, (int)m->line + 1,
+				   (int)m->column + 1, "",
+				   "YAML syntax error: a tab character; YAML "
+				   "indents with spaces only, so replace the tab "
+				   "with spaces");
 	return fw_diag_set(c->d, FW_EINVAL, c->file, (int)m->line + 1,
 			   (int)m->column + 1, "",
 			   "YAML syntax error: %s%s%s; fix the YAML here "

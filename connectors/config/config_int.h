@@ -76,6 +76,15 @@ struct cfg {
 	size_t len;
 };
 
+/* A time as a refusal names it: its number as the file has it, and its
+ * UTC date beside it when the snapshot's now is a date (config.utc_times,
+ * set as soon as now is read): "1796569000 (2026-12-06T14:56:40Z)", or,
+ * inner (inside parentheses already), "1796569000, 2026-12-06T14:56:40Z";
+ * virtual seconds are the number alone.  Returns buf (CFG_TIME_TEXT
+ * bytes hold any). */
+#define CFG_TIME_TEXT 64
+const char *cfg_time_text(const struct cfg *c, fw_time t, bool inner, char *buf, size_t n);
+
 /* What a message calls the snapshot's now: "now", or the caller's flag. */
 static inline const char *cfg_now_name(const struct cfg *c)
 {
@@ -148,8 +157,14 @@ int cfg_mib(struct cfg *c, const yaml_node_t *map, const char *path,
 	    const char *key, bool unlimited_ok, int64_t *out);
 int cfg_duration(struct cfg *c, const yaml_node_t *map, const char *path,
 		 const char *key, int64_t *ms);
-/* Whole seconds >= 0 (duration syntax accepted). */
+/* Whole seconds >= 0 (duration syntax accepted): a span (a runtime, a
+ * limit, an interval). */
 int cfg_time(struct cfg *c, const yaml_node_t *map, const char *path,
+	     const char *key, fw_time *out);
+/* The same for a point in time (now, submitTime, startTime, usage's
+ * at): its refusals speak of a time, and a date in its place is answered
+ * with that date's Unix time. */
+int cfg_when(struct cfg *c, const yaml_node_t *map, const char *path,
 	     const char *key, fw_time *out);
 /* The same into a job's 32-bit seconds (at most FW_SPAN32_MAX). */
 int cfg_time32(struct cfg *c, const yaml_node_t *map, const char *path,

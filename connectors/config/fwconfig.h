@@ -12,6 +12,15 @@
  * what is wrong and what to do.  On error *out is untouched and nothing is
  * leaked.  The loaded snapshot has passed fw_snapshot_validate().
  *
+ * Clock: the file's `now` (or the caller's, below) decides what its times
+ * count.  A now of 10^9 or more is a Unix time (fw_time_is_date, span.h:
+ * a snapshot of a live fleet), and the loaded snapshot's
+ * config.utc_times is set, so its texts write UTC dates; it is set before
+ * any time is checked, so the loader's own refusals say
+ * "1796569000 (2026-12-06T14:56:40Z) is after now (1796568000,
+ * 2026-12-06T14:40:00Z)".  A smaller now is virtual seconds, and
+ * utc_times stays false.
+ *
  * Ownership: the caller frees the snapshot with fw_snapshot_free().
  */
 #ifndef FAIRWAY_FWCONFIG_H

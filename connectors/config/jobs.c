@@ -315,7 +315,7 @@ static int job_fields(struct cfg *c, const yaml_node_t *m, const char *path,
 			    &j->priority)) ||
 	    (rc = cfg_bool(c, m, path, "preemptible", &j->preemptible)) ||
 	    (rc = cfg_bool(c, m, path, "spread", &j->spread)) ||
-	    (rc = cfg_time(c, m, path, "submitTime", &j->submit_time)) ||
+	    (rc = cfg_when(c, m, path, "submitTime", &j->submit_time)) ||
 	    (rc = cfg_time(c, m, path, "expectedRuntime",
 			   &j->expected_runtime)) ||
 	    (rc = cfg_time32(c, m, path, "checkpointInterval",
@@ -326,14 +326,14 @@ static int job_fields(struct cfg *c, const yaml_node_t *m, const char *path,
 			    &j->min_member)))
 		return rc;
 	if (j->submit_time > c->s->now) {
-		char fp[CFG_PATH];
+		char fp[CFG_PATH], at[CFG_TIME_TEXT], now[CFG_TIME_TEXT];
 		return cfg_fail(c, cfg_get(c, m, "submitTime"), FW_ERANGE,
 				cfg_path(fp, path, "submitTime"),
-				"%lld is after %s (%lld); a snapshot holds the "
+				"%s is after %s (%s); a snapshot holds the "
 				"jobs submitted by now, so lower submitTime or "
 				"raise %s",
-				(long long)j->submit_time, cfg_now_name(c),
-				(long long)c->s->now, cfg_now_name(c));
+				cfg_time_text(c, j->submit_time, false, at, sizeof at), cfg_now_name(c),
+				cfg_time_text(c, c->s->now, true, now, sizeof now), cfg_now_name(c));
 	}
 	return job_topology(c, m, path, j);
 }

@@ -82,15 +82,16 @@ static int load_resource(struct cfg *c, const yaml_node_t *res,
  * value decayed to a time to come would count usage not yet run. */
 static int usage_at_past(struct cfg *c, const yaml_node_t *u, const char *path, fw_time at)
 {
-	char fp[CFG_PATH];
+	char fp[CFG_PATH], a[CFG_TIME_TEXT], now[CFG_TIME_TEXT];
 
 	if (at <= c->s->now)
 		return FW_OK;
 	return cfg_fail(c, cfg_get(c, u, "at"), FW_ERANGE, cfg_path(fp, path, "at"),
-			"%lld is after %s (%lld); usage is what was used by "
+			"%s is after %s (%s); usage is what was used by "
 			"then, so lower at (or leave it out: it defaults to "
 			"%s) or raise %s",
-			(long long)at, cfg_now_name(c), (long long)c->s->now, cfg_now_name(c), cfg_now_name(c));
+			cfg_time_text(c, at, false, a, sizeof a), cfg_now_name(c),
+			cfg_time_text(c, c->s->now, true, now, sizeof now), cfg_now_name(c), cfg_now_name(c));
 }
 
 static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
@@ -108,7 +109,7 @@ static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
 	cfg_path(fp, path, "usage");
 	if ((rc = cfg_keys(c, u, fp, keys)) ||
 	    (rc = cfg_double(c, u, fp, "gpuHours", 1e9, &hours)) ||
-	    (rc = cfg_time(c, u, fp, "at", &q->usage_at)) ||
+	    (rc = cfg_when(c, u, fp, "at", &q->usage_at)) ||
 	    (rc = usage_at_past(c, u, fp, q->usage_at)))
 		return rc;
 	q->usage = hours * 3600.0;
@@ -215,12 +216,32 @@ static int load_user_usage(struct cfg *c, const yaml_node_t *m, const char *path
 			if (strcmp(c->s->user_usage[i].user, u.user) == 0)
 				return cfg_fail(c, k, FW_EEXIST, kp, "user \"%s\" is given twice; keep one", u.user);
 		if ((rc = cfg_want_map(c, v, kp)) || (rc = cfg_keys(c, v, kp, keys)) ||
-		    (rc = cfg_double(c, v, kp, "gpuHours", 1e9, &hours)) || (rc = cfg_time(c, v, kp, "at", &u.usage_at)) ||
+		    (rc = cfg_double(c, v, kp, "gpuHours", 1e9, &hours)) || (rc = cfg_when(c, v, kp, "at", &u.usage_at)) ||
 		    (rc = usage_at_past(c, v, kp, u.usage_at)))
 			return rc;
 		u.usage = hours * 3600.0;
 		if (fw_snapshot_add_user_usage(c->s, &u) < 0)
 			return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory adding a user's usage");
+	}
+	return FW_OK;
+}
+
+/* A queue's quota, limit or overQuotaWeight written on the queue itself
+ * (as KAI's flat queue fields read), where the schema has it per
+ * resource: refused with where it goes, rather than as an unknown key. */
+static int misplaced_resource_key(struct cfg *c, const yaml_node_t *m, const char *path)
+{
+	static const char *const flat[] = { "quota", "limit", "overQuotaWeight", NULL };
+	char fp[CFG_PATH];
+
+	for (int i = 0; flat[i]; i++) {
+		const yaml_node_t *k = cfg_get_key(c, m, flat[i]);
+		if (k)
+			return cfg_fail(c, k, FW_EINVAL, cfg_path(fp, path, flat[i]),
+					"a queue's %s is given per resource, under "
+					"resources; write it as resources: {gpu: {%s: %s}} "
+					"(and cpu, memory likewise)",
+					flat[i], flat[i], text_or(c, m, flat[i]));
 	}
 	return FW_OK;
 }
@@ -242,7 +263,8 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 
 	fw_queue_init(&q);
 	cfg_path(rp, path, "resources");
-	if ((rc = cfg_keys(c, m, path, keys)) ||
+	if ((m && m->type == YAML_MAPPING_NODE && (rc = misplaced_resource_key(c, m, path))) ||
+	    (rc = cfg_keys(c, m, path, keys)) ||
 	    (rc = cfg_require(c, m, path, "name")) ||
 	    (rc = cfg_ident(c, m, path, "name", q.name)) ||
 	    (rc = cfg_int32(c, m, path, "priority", INT32_MIN, INT32_MAX,

@@ -386,14 +386,17 @@ static int apply_plan(struct loop *l, const struct fw_snapshot *s,
 }
 
 /* After a read of Slurm's usage: the total and the three queues that used
- * the most, or (once per change of outcome) why it was not read. */
+ * the most, or (once per change of outcome) why it was not read.  The
+ * half-lives (Slurm's hl and the config's, seconds, both positive: a
+ * PriorityDecayHalfLife=0 is refused by the read) in span words, "168h00m",
+ * rounded to the second. */
 static void usage_report(struct loop *l, int rc, const struct fw_diag *d, int32_t nrows,
 			 int32_t unmatched, double hl)
 {
 	const struct fw_snapshot *b = l->base;
 	int32_t top[3] = { -1, -1, -1 };
 	double sum = 0;
-	char msg[1024], every[FW_SPAN_MAX];
+	char msg[1024], every[FW_SPAN_MAX], slurm_hl[FW_SPAN_MAX], own_hl[FW_SPAN_MAX];
 
 	if (rc != FW_OK) {
 		fw_diag_format(d, msg, sizeof msg);
@@ -406,9 +409,10 @@ static void usage_report(struct loop *l, int rc, const struct fw_diag *d, int32_
 	}
 	if (l->usage_rc != FW_OK)
 		fprintf(l->say, "fairway-slurm: fair share reads Slurm's decayed GPU usage every %s "
-		       "(PriorityDecayHalfLife %.1f d; usageHalfLife %.1f d ages it in between)\n",
-		       fw_span_format(FW_SLURM_USAGE_PERIOD_S, every, sizeof every), hl / 86400,
-		       b->config.usage_half_life_s / 86400);
+		       "(PriorityDecayHalfLife %s; usageHalfLife %s ages it in between)\n",
+		       fw_span_format(FW_SLURM_USAGE_PERIOD_S, every, sizeof every),
+		       fw_span_format((int64_t)(hl + 0.5), slurm_hl, sizeof slurm_hl),
+		       fw_span_format((int64_t)(b->config.usage_half_life_s + 0.5), own_hl, sizeof own_hl));
 	if (l->quiet)
 		return (void)fflush(l->say);
 	for (int32_t q = 0; q < b->nqueues; q++) {

@@ -465,8 +465,8 @@ struct fw_sched_config {
 				     * false (default) virtual seconds (a
 				     * simulation, fairway plan's example),
 				     * written "t=125200"; true Unix time
-				     * (the daemon, the Slurm adapter;
-				     * fairway plan when the file's now is a
+				     * (the daemon, the Slurm adapter; the
+				     * YAML loader when the file's now is a
 				     * date, span.h fw_time_is_date), and
 				     * the reason texts write a time as its
 				     * UTC date, "2026-12-06T16:42:05Z"

@@ -88,8 +88,8 @@ char *fw_time_format(int64_t t, bool utc, char *buf, size_t n);
 #define FW_UTC_FROM INT64_C(1000000000)
 /* Does a snapshot whose now is now count Unix time?  The daemon and the
  * Slurm adapter know they do (their clock is the system's) and set
- * utc_times without asking; `fairway plan --config FILE` reads a file
- * that may be either, and asks here: a now of FW_UTC_FROM or more is a
+ * utc_times without asking; the YAML loader (`fairway plan --config
+ * FILE`) reads a file that may be either, and asks here: a now of FW_UTC_FROM or more is a
  * real date (a snapshot taken from a live fleet), a smaller one virtual
  * seconds (a simulation's, an example's, the scenario tests': they count
  * from 0, and 10^9 of them are 31 years).  No clock is read. */

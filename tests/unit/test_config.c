@@ -924,6 +924,17 @@ static const struct {
 	{ "name_with_slash", FW_EINVAL, 4, "queues[1].name" },
 	{ "name_dot_dot", FW_EINVAL, 8, "jobs[0].name" },
 	{ "name_prefix_bad", FW_EINVAL, 4, "nodeGroups[0].namePrefix" },
+	/* a new user's slips: each names its field and what to write */
+	{ "dated_submit_after_now", FW_ERANGE, 11, "jobs[0].submitTime" },
+	{ "span_in_words", FW_EINVAL, 6, "queues[0].defaultRuntime" },
+	{ "span_negative_term", FW_EINVAL, 6, "queues[0].maxRuntime" },
+	{ "span_too_long", FW_ERANGE, 2, "scheduler.usageHalfLife" },
+	{ "date_for_span", FW_EINVAL, 6, "queues[0].maxRuntime" },
+	{ "date_for_now", FW_EINVAL, 2, "now" },
+	{ "negative_now", FW_EINVAL, 2, "now" },
+	{ "time_too_late", FW_ERANGE, 2, "now" },
+	{ "tab_indent", FW_EINVAL, 3, "" },
+	{ "queue_flat_quota", FW_EINVAL, 6, "queues[0].quota" },
 };
 
 TEST(bad_input_files)
@@ -1408,6 +1419,144 @@ TEST(caller_now_is_checked_like_now)
 	fw_snapshot_free(s);
 }
 
+/* A now that is a date (10^9 s on, span.h fw_time_is_date) makes the
+ * snapshot's clock Unix time (config.utc_times) as it is read, so the
+ * loader's refusals of a later time name each time's UTC date beside its
+ * number; virtual seconds keep the number alone, and so does a file whose
+ * caller's --now is virtual.  Before, a dated file's refusals said
+ * "1796569000 is after now (1796568000)". */
+TEST(a_dated_now_makes_refusals_name_dates)
+{
+	static const char base[] = "now: %s\nnodes: [{name: n0, gpus: 8}]\nqueues:\n"
+				   "  - {name: q, usage: {gpuHours: 1, at: %s}}\n"
+				   "jobs:\n  - {name: j, queue: q, submitTime: %s, tasks: [{gpus: 1}]}\n"
+				   "  - {name: r, queue: q, submitTime: 0, state: running, startTime: %s,\n"
+				   "     tasks: [{gpus: 1}], allocation: [{node: n0, gpus: [0]}]}\n";
+	static const struct {
+		const char *now, *at, *submit, *start, *field, *msg;
+	} c[] = {
+		{ "1796568000", "1796569000", "0", "0", "queues[0].usage.at",
+		  "1796569000 (2026-12-06T14:56:40Z) is after now (1796568000, 2026-12-06T14:40:00Z); usage is" },
+		{ "1796568000", "0", "1796569000", "0", "jobs[0].submitTime",
+		  "1796569000 (2026-12-06T14:56:40Z) is after now (1796568000, 2026-12-06T14:40:00Z); a snapshot" },
+		{ "1796568000", "0", "0", "1796569000", "jobs[1].startTime",
+		  "1796569000 (2026-12-06T14:56:40Z) is after now (1796568000, 2026-12-06T14:40:00Z); a running" },
+		{ "999999999", "0", "1000000000", "0", "jobs[0].submitTime",
+		  "1000000000 is after now (999999999); a snapshot" },
+	};
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char y[512];
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		snprintf(y, sizeof y, base, c[i].now, c[i].at, c[i].submit, c[i].start);
+		ASSERT_EQ(load(y, &s, &d), FW_ERANGE);
+		ASSERT_STR_EQ(d.field, c[i].field);
+		ASSERT_STR_CONTAINS(d.msg, c[i].msg);
+	}
+	snprintf(y, sizeof y, base, "1796568000", "0", "0", "0");
+	ASSERT_OK(load(y, &s, &d));
+	ASSERT(s->config.utc_times); /* its texts write dates: fairway plan's, the checker's */
+	fw_snapshot_free(s);
+	snprintf(y, sizeof y, base, "999999999", "0", "0", "0");
+	ASSERT_OK(load(y, &s, &d));
+	ASSERT(!s->config.utc_times);
+	fw_snapshot_free(s);
+	/* the caller's now decides, not the file's */
+	ASSERT_EQ(fw_config_load_buffer_now("t.yaml", y, strlen(y), 1000000000, "--now", &s, &d), FW_OK);
+	ASSERT(s->config.utc_times);
+	fw_snapshot_free(s);
+	ASSERT_EQ(fw_config_load_buffer_now("t.yaml", full_yaml, strlen(full_yaml), 70, "--now", &s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "100 is after --now (70)");
+}
+
+/* A span or a time the parser does not take is refused saying which
+ * slip it is, and, where one spelling is clearly meant, which to write
+ * (yamlnum.c not_a_span); nothing of it is accepted.  A duration key
+ * (maxRuntime) and a time key (now) each. */
+TEST(a_slip_in_a_span_says_what_to_write)
+{
+	static const struct {
+		const char *key, *text, *msg;
+	} c[] = {
+		{ "maxRuntime", "5 minutes", "\"5 minutes\" is not a duration as fairway writes one; write \"5m\" (" },
+		{ "maxRuntime", "2H", "write \"2h\" (" },
+		{ "maxRuntime", "1 hour, 30 mins", "write \"1h30m\" (" },
+		{ "maxRuntime", "1 hour and 30 Minutes", "write \"1h30m\" (" },
+		{ "maxRuntime", "2 weeks", "write \"14d\" (" },
+		{ "maxRuntime", "1.5 hours", "write \"1.5h\" (" },
+		{ "maxRuntime", "3600000ms", "write \"3600s\" (" },
+		{ "maxRuntime", "1500 ms", "\"1500 ms\" is not a duration; write seconds (30)" }, /* not whole: no guess */
+		{ "maxRuntime", "1.5 weeks", "\"1.5 weeks\" is not a duration; write seconds (30)" }, /* no guess */
+		{ "maxRuntime", "5 fortnights", "\"5 fortnights\" is not a duration; write seconds (30)" },
+		{ "maxRuntime", "-30m", "\"-30m\" is not a duration: it is negative; a duration is a length" },
+		{ "maxRuntime", "1h-30m", "\"1h-30m\" is not a duration: its terms add up and none is negative" },
+		{ "maxRuntime", "2026-12-31", "\"2026-12-31\" is not a duration: it is a date; a duration is a length" },
+		{ "maxRuntime", "2026-02-30", "\"2026-02-30\" is not a duration: its terms add up" }, /* no such day */
+		{ "now", "2026-12-06T14:40:00Z", "it is a date; times are seconds, so write its Unix time, 1796568000 (" },
+		{ "now", "2026-12-06 14:40", "write its Unix time, 1796568000 (" },
+		{ "now", "2024-02-29", "write its Unix time, 1709164800 (" },
+		{ "now", "1970-01-01", "write its Unix time, 0 (" },
+		{ "now", "2023-02-29", "\"2023-02-29\" is not a time; write seconds from the snapshot's epoch" },
+		{ "now", "2026-12-06T24:00", "\"2026-12-06T24:00\" is not a time; write seconds from" }, /* no 24:00 */
+		{ "now", "-1", "\"-1\" is not a time: it is negative; a time counts seconds" },
+		{ "now", "2 hours", "\"2 hours\" is not a time as fairway writes one; write \"2h\" (" },
+		{ "now", "soon", "\"soon\" is not a time; write seconds from the snapshot's epoch (7200, or \"2h\"; "
+				 "a live fleet's snapshot: its Unix time" },
+		{ "now", "99999999999d", "is too late; times are limited to 100000000000 seconds (5138-11-16T09:46:40Z" },
+	};
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char y[256];
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		bool now = !strcmp(c[i].key, "now");
+		snprintf(y, sizeof y, "%s%s%s\nnodes: [{name: n0, gpus: 8}]\nqueues:\n  - name: q\n%s%s%s\n",
+			 now ? "now: \"" : "", now ? c[i].text : "", now ? "\"" : "", now ? "" : "    maxRuntime: \"",
+			 now ? "" : c[i].text, now ? "" : "\"");
+		ASSERT_NE(load(y, &s, &d), FW_OK);
+		ASSERT_STR_EQ(d.field, now ? "now" : "queues[0].maxRuntime");
+		ASSERT_STR_CONTAINS(d.msg, c[i].msg);
+	}
+	/* a duration to the millisecond (scheduler's) gets milliseconds as
+	 * seconds' decimals, and the spellings offered are taken as written */
+	static const struct { const char *text, *fix; } ms[] = {
+		{ "1500ms", "1.5s" }, { "1050 ms", "1.05s" }, { "1001 msec", "1.001s" }, { "2 Weeks", "14d" },
+	};
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		char want[64];
+		snprintf(y, sizeof y, "scheduler: {heartbeatTimeout: \"%s\"}\nnodes: [{name: n0, gpus: 8}]\n", ms[i].text);
+		ASSERT_EQ(load(y, &s, &d), FW_EINVAL);
+		snprintf(want, sizeof want, "write \"%s\" (", ms[i].fix);
+		ASSERT_STR_CONTAINS(d.msg, want);
+		snprintf(y, sizeof y, "scheduler: {heartbeatTimeout: %s}\nnodes: [{name: n0, gpus: 8}]\n", ms[i].fix);
+		ASSERT_OK(load(y, &s, &d));
+		fw_snapshot_free(s);
+	}
+	ASSERT_OK(load("nodes: [{name: n0, gpus: 8}]\nqueues: [{name: q, maxRuntime: 3600s, defaultRuntime: 14d}]\n",
+		       &s, &d));
+	fw_snapshot_free(s);
+}
+
+/* A job's 32-bit span past 68 years is refused with what it comes to in
+ * words, so a slip of unit shows (seconds written as milliseconds). */
+TEST(a_job_span_past_68_years_says_it_in_words)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+
+	ASSERT_EQ(load("nodes: [{name: n0, gpus: 8}]\nqueues: [{name: q}]\njobs:\n"
+		       "  - {name: j, queue: q, checkpointInterval: 3600000000, tasks: [{gpus: 1}]}\n", &s, &d),
+		  FW_ERANGE);
+	ASSERT_STR_EQ(d.field, "jobs[0].checkpointInterval");
+	ASSERT_STR_CONTAINS(d.msg, "3600000000 s is 1000000h00m, too long; a job's checkpointInterval is at most "
+			    "2147483647 s (68 years), so lower it");
+	ASSERT_EQ(load("nodes: [{name: n0, gpus: 8}]\nqueues: [{name: q}]\njobs:\n"
+		       "  - {name: j, queue: q, maxRuntime: 25000d, tasks: [{gpus: 1}]}\n", &s, &d),
+		  FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "\"25000d\" is 600000h00m (2160000000 s), too long;");
+}
+
 /* docs/config.md ("Value syntax") gives each kind's decimals: a plain
  * decimal at most 6, GPUs 3, memory and durations as many as come out
  * whole in their unit, 9 at most.  It once said 9 for every number, and a
@@ -1536,4 +1685,5 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
 	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands,
 	  decimals_by_kind_as_config_md_says, a_level_typo_names_the_level,
-	  an_unknown_allocation_node_names_the_near_one)
+	  an_unknown_allocation_node_names_the_near_one, a_dated_now_makes_refusals_name_dates,
+	  a_slip_in_a_span_says_what_to_write, a_job_span_past_68_years_says_it_in_words)

@@ -555,6 +555,29 @@ TEST(config_replays_its_queue_tree_and_settings)
 	fw_snapshot_free(cfg);
 }
 
+/* A config whose now is a date (the loader then sets utc_times) replays
+ * on the trace's clock: now 0, and its times written as seconds, not
+ * dates (the simulator's texts feed generated docs). */
+TEST(config_with_a_dated_now_replays_in_virtual_seconds)
+{
+	char path[] = "/tmp/test_fleet_XXXXXX";
+	struct fw_snapshot *cfg = NULL;
+	struct fw_diag d;
+	int32_t jobs = -1;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	ASSERT(f != NULL);
+	fputs("now: 1796568000\nnodes: [{name: n0, gpus: 8}]\nqueues: [{name: q}]\n", f);
+	fclose(f);
+	memset(&d, 0, sizeof d);
+	ASSERT_OK(fw_fleet_load_config(path, &cfg, &jobs, &d));
+	unlink(path);
+	ASSERT_EQ(cfg->now, 0);
+	ASSERT(!cfg->config.utc_times);
+	fw_snapshot_free(cfg);
+}
+
 /* A job naming no queue, a queue the config lacks or a parent queue is
  * refused at its line, field "queue", listing leaves; or skipped. */
 TEST(config_queue_errors_name_the_line_and_the_leaves)
@@ -871,6 +894,7 @@ int main(void)
 		yaml_fleet_names_are_identifiers, start_log_escapes_every_name,
 		a_refused_trace_job_names_its_line_field_and_reason,
 		config_replays_its_queue_tree_and_settings, model_case_refuses_two_fleet_spellings,
+		config_with_a_dated_now_replays_in_virtual_seconds,
 		config_queue_errors_name_the_line_and_the_leaves,
 		config_refuses_a_parent_budget_and_a_fleet_beside_it,
 		config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case,
@@ -889,6 +913,7 @@ int main(void)
 		"yaml_fleet_names_are_identifiers, start_log_escapes_every_name, "
 		"a_refused_trace_job_names_its_line_field_and_reason, "
 		"config_replays_its_queue_tree_and_settings, model_case_refuses_two_fleet_spellings, "
+		"config_with_a_dated_now_replays_in_virtual_seconds, "
 		"config_queue_errors_name_the_line_and_the_leaves, "
 		"config_refuses_a_parent_budget_and_a_fleet_beside_it, "
 		"config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case, "
