@@ -39,25 +39,42 @@ lab_up 16
 # Deserved 60/40 with over-quota weights 60/40: fair shares 76.8/51.2 of
 # the 128 GPUs.  team_a fills the cluster first; team_b arrives; short jobs
 # turn over and fairway hands the freed GPUs to whoever is below its share.
+# Timed by events, not by how fast sbatch and squeue are (on a loaded
+# machine 750 sbatch calls took so long that team_a's jobs ran out before
+# a sample, "sleep 15" was outrun, and four squeue calls a sample saw the
+# cluster full too seldom): every job is in before fairway starts, team_b's
+# held by their user (sbatch --hold, which fairway leaves alone) until one
+# scontrol release brings them all; the samples start once the first wave
+# (team_a's jobs holding GPUs when fairway had seen all of team_b's) has
+# ended, and each is one squeue call.
 t_fairshare() {
-	local a b full=0 good=0 i d
+	local a b pa pb full=0 good=0 d i end
+	# 600 + 150 jobs of 20..28 s, the lengths in turn (each wave mixed: GPUs
+	# free a few at a time, not all at one moment).  Under load GPUs stayed
+	# idle for seconds after jobs ended (fairway's cycles took < 1 s), so the
+	# cluster was seldom full: with 10..14 s jobs team_b's ran out after 3
+	# full samples
+	for i in $(seq 120); do
+		for d in 20 22 24 26 28; do
+			submit 1 team_a "$d" || { bad fairshare_60_40 "sbatch failed"; return; }
+			((i > 30)) || submit 1 team_b "$d" --hold || { bad fairshare_60_40 "sbatch failed"; return; }
+		done
+	done
 	fw_start
-	# 600 + 150 jobs of 10..14 s (mixed lengths: no synchronized waves)
-	for d in 10 11 12 13 14; do submit 120 team_a "$d" || { bad fairshare_60_40 "sbatch failed"; return; }; done
-	wait_until 30 'test "$(gpus_of team_a)" -ge 120' || { bad fairshare_60_40 "team_a never filled the cluster ($(gpus_of team_a))"; return; }
-	for d in 10 11 12 13 14; do submit 30 team_b "$d" || { bad fairshare_60_40 "sbatch failed"; return; }; done
-	sleep 15 # one job length: team_a's first wave ends, team_b catches up
+	wait_until 30 'test "$(gpus_of team_a)" -ge 120' || { bad fairshare_60_40 "team_a never filled the cluster ($(gpus_of team_a))"; fw_stop; cancel_all; return; }
+	scontrol release "$(squeue -h -A team_b -t PD -o %i | paste -sd,)" || { bad fairshare_60_40 "scontrol release of team_b's jobs failed"; fw_stop; cancel_all; return; }
+	first_wave || { bad fairshare_60_40 "team_a's first wave did not end in 90 s: $(wave_left) of its jobs hold GPUs"; fw_stop; cancel_all; return; }
 	# While both wait: whenever the cluster is full (not between a job's
 	# end and the next start), team_a holds 76.8 +- 1 of 128 GPUs
-	for i in $(seq 30); do
-		[ "$(pending_of team_a)" -gt 0 ] && [ "$(pending_of team_b)" -gt 0 ] || break
-		a=$(gpus_of team_a) b=$(gpus_of team_b)
+	end=$((SECONDS + 120))
+	while ((full < 10 && SECONDS < end)); do
+		read -r a b pa pb <<<"$(holdings)"
+		((pa > 0 && pb > 0)) || break
 		if ((a + b == 128)); then
 			full=$((full + 1))
 			((a >= 76 && a <= 78)) && good=$((good + 1))
 			echo "  full sample $full: team_a $a GPUs, team_b $b GPUs"
 		fi
-		((full >= 10)) && break
 		sleep 0.5
 	done
 	if ((full >= 5 && good * 10 >= full * 9)); then
@@ -75,6 +92,27 @@ t_fairshare() {
 	fw_stop
 	cancel_all
 }
+# holdings: "A B PA PB" from one squeue call, one view of slurmctld: the GPUs
+# fairway has given team_a and team_b (as gpus_of) and their jobs it holds
+# back (as pending_of)
+holdings() {
+	squeue -h -A team_a,team_b -t R,PD,CG -o '%a %T %Q %b %D' |
+		awk '{ n = $4; sub(/.*:/, "", n) }
+		     $2 != "PENDING" || $3 > 0 { g[$1] += n * $5; next }
+		     $3 == 0 { p[$1]++ }
+		     END { print g["team_a"] + 0, g["team_b"] + 0, p["team_a"] + 0, p["team_b"] + 0 }'
+}
+# first_wave: once two cycles have begun since team_b's release (fairway
+# has seen all of team_b's jobs), the team_a jobs holding GPUs are the first
+# wave; wait (90 s at most) until every one of them has ended
+first_wave() {
+	local c
+	c=$(grep -c '^cycle' "$T/fairway.log")
+	wait_until 30 "test \$(grep -c '^cycle' '$T/fairway.log') -ge $((c + 2))" || return 1
+	squeue -h -A team_a -t R,PD,CG -o '%i %T %Q' | awk '$2 != "PENDING" || $3 > 0 { print $1 }' >"$T/wave"
+	wait_until 90 'test "$(wave_left)" = 0'
+}
+wave_left() { squeue -h -A team_a -t R,PD,CG -o %i | grep -cxF -f "$T/wave"; }
 
 # ------------------------------------------------------------ 2. gang
 # s1 = gpu[001-008], s2 = gpu[009-016].  Drained: gpu[001-005] and
