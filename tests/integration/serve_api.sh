@@ -284,7 +284,8 @@ check "... saying its state (pending, or running: a cycle may have started it) a
 req POST /v1/cycle
 check "POST /v1/cycle runs a cycle now" [ "$CODE" = 200 ]
 req GET /v1/jobs/short
-check "the job starts on a node" [ "$(jfield 'j["state"]')" = running -a "$(jfield 'len(j["nodes"])')" = 1 ]
+# running, or on a loaded machine already done (its 3 s passed): it ran on one node either way
+check "the job starts on a node" [ "$(jfield 'j["state"] in ("running", "done")')" = True -a "$(jfield 'len(j["nodes"])')" = 1 ]
 sleep 4.2
 req POST /v1/cycle
 req GET /v1/jobs/short
@@ -1490,8 +1491,8 @@ check "fairway jobs show nosuch: exit 2, says where the names are" \
 req GET /v1/queues/product
 check "GET /v1/queues/product: its children, as the listing's parents say ($kids)" \
 	[ "$(jfield '" ".join(j["children"])')" = "$kids" ]
-same_fs=no # two GETs: a cycle between them may move the figures; a few tries find two of one plan
-for _ in 1 2 3 4 5 6 7 8 9 10; do
+same_fs=no # two GETs: a cycle between them may move the figures; tries find two of one plan
+for _ in $(seq 30); do # (10 were too few on a loaded machine: a cycle a second, a try ~1 s)
 	req GET /v1/queues/product
 	qf=$(jfield 'sorted(j["fairshare"].items())')
 	req GET /v1/fairshare
