@@ -50,6 +50,16 @@ static struct civil civil_from_days(int64_t days)
 	return (struct civil){ yoe + era * 400 + (month <= 2), month, (int)(doy - (153 * mp + 2) / 5 + 1) };
 }
 
+/* Its inverse, H. Hinnant's days_from_civil. */
+int64_t fw_days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
 static bool in_range(int64_t t)
 {
 	return t >= 0 && t <= FW_UTC_MAX;

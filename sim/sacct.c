@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fairway/span.h"
 #include "outfile.h"
 #include "trace.h"
 
@@ -153,14 +154,6 @@ static bool digits(const char *s, size_t n, int64_t *v)
 	return true;
 }
 
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
 static bool leap_year(int64_t y)
 {
 	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -200,7 +193,7 @@ static int iso_time(const char *s, int64_t *t, int *part)
 			return ISO_RANGE;
 	if (v[2] > month_days(v[0], v[1]))
 		return ISO_NO_DAY;
-	*t = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
+	*t = fw_days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
 	return ISO_OK;
 }
 

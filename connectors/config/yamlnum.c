@@ -220,17 +220,6 @@ static int digits(const char *t, int n)
 	return x;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's
- * days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-
-	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
 /* t as an ISO 8601 UTC date, "2026-12-06", "2026-12-06T14:40" or
  * "2026-12-06T14:40:00Z" (a space for the T, the Z left out: read as
  * UTC), from 1970 to 9999, as Unix seconds in *ut; false when it is
@@ -253,7 +242,7 @@ static bool iso_date(const char *t, int64_t *ut)
 		t += *t == ':' ? 3 : 0;
 	}
 	t += *t == 'Z';
-	*ut = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+	*ut = fw_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
 	return *t == 0;
 }
 

@@ -83,6 +83,11 @@ char *fw_utc_format_minute(int64_t t, char *buf, size_t n);
 /* t as its clock's texts write it: fw_utc_format when utc (a Unix time:
  * the daemon, Slurm), else "t=<t>" (virtual seconds); returns buf. */
 char *fw_time_format(int64_t t, bool utc, char *buf, size_t n);
+/* Days from 1970-01-01 to the civil date y-m-d (proleptic Gregorian; m
+ * 1..12, d 1..31, not checked against the month): the readers of dates
+ * (the YAML loader, sacct2fairway) turn a date into Unix time with it,
+ * as fw_utc_format turns one back. */
+int64_t fw_days_from_civil(int64_t y, int64_t m, int64_t d);
 
 /* The first now taken for a date: 2001-09-09T01:46:40Z (10^9 s). */
 #define FW_UTC_FROM INT64_C(1000000000)
