@@ -2040,6 +2040,8 @@ t_users=$(date +%s.%N) # alice's usage is bounded by the time since (below)
 req POST /v1/jobs '{"name":"al-long","queue":"q","user":"alice","runtime":600,"tasks":[{"gpus":8}]}'
 req POST /v1/jobs '{"name":"al-short","queue":"q","user":"alice","runtime":600,"tasks":[{"gpus":8}]}'
 job_is "alice's two jobs run" al-short 'j["state"] == "running"'
+sleep 1.1 # usage counts whole seconds: bob's job starts a second after alice's at least (on a
+	  # quiet machine all of this fits in one second, and their usage tied)
 req POST /v1/jobs '{"name":"al-next","queue":"q","user":"alice","runtime":600,"tasks":[{"gpus":8}]}'
 sleep 0.2
 req POST /v1/jobs '{"name":"bob-1","queue":"q","user":"bob","runtime":600,"tasks":[{"gpus":8}]}'
