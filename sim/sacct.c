@@ -45,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "fairway/span.h"
 #include "outfile.h"
 #include "trace.h"
@@ -679,6 +681,7 @@ static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
 				   "export it with " SACCT_EXPORT, S_MAX_FIELDS);
 	if (!c->nhdr)
 		return header(c, &f, lno, d);
+	c->cnt.rows++;
 	rc = data_row(&x, &j);
 	if (rc == FW_OK) {
 		j.line = lno;
@@ -969,8 +972,10 @@ static int write_all(const char *path, const char *buf, size_t n)
 	return 0;
 }
 
+#define SACCT_USAGE "[--no-gpu-model] [--time-limits] [--json] SACCT_FILE OUT.csv|-"
+
 static const char sacct_help[] =
-	"usage: %s [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n"
+	"usage: %s " SACCT_USAGE "\n"
 	"\n"
 	"Convert Slurm's accounting records into fairway's trace format, so that\n"
 	"`fairway sim run --format fairway` replays your own cluster's history\n"
@@ -995,26 +1000,35 @@ static const char sacct_help[] =
 	"--time-limits also writes each job's Timelimit as its max_runtime, so the\n"
 	"replay ends a job at its limit as slurmctld did (TIMEOUT); without it\n"
 	"Timelimit is only the runtime the job announced.\n"
-	"The mapping, field by field: docs/trace-format.md.\n"
+	"--json prints the summary as one JSON object on stdout instead of the\n"
+	"text on stderr: rows read, jobs written, left out (neverStarted,\n"
+	"notEnded, withoutGpus), jobSteps, heterogeneous jobs joined or split,\n"
+	"priorityCut (the warnings stay on stderr).  With OUT '-' stdout is the\n"
+	"CSV, so --json is refused there: give OUT a file.\n"
+	"The mapping, field by field, and the JSON's keys: docs/trace-format.md.\n"
 	"\n"
 	"Example:\n"
 	"  %s sacct.txt jobs.csv          # typed GPUs (gres/gpu:h100): add --no-gpu-model\n"
+	"  %s --json sacct.txt jobs.csv | jq .leftOut\n"
 	"  fairway sim run --trace jobs.csv --format fairway --nodes 16x8 --policies slurm,fairway\n";
 
-/* [--no-gpu-model] [--time-limits] SACCT_FILE OUT: NULL and the names, or why it
- * is a usage error. */
-static const char *sacct_args(int argc, char **argv, unsigned *flags, const char **in,
+/* [--no-gpu-model] [--time-limits] [--json] SACCT_FILE OUT: NULL and the
+ * names, or why it is a usage error. */
+static const char *sacct_args(int argc, char **argv, unsigned *flags, bool *json, const char **in,
 			      const char **out, char *why, size_t n)
 {
 	int npos = 0;
 
 	*flags = 0;
+	*json = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--no-gpu-model")) {
 			*flags |= FW_SACCT_NO_MODEL;
 		} else if (!strcmp(a, "--time-limits")) {
 			*flags |= FW_SACCT_TIME_LIMITS;
+		} else if (!strcmp(a, "--json")) {
+			*json = true;
 		} else if (a[0] == '-' && a[1]) {
 			snprintf(why, n, "unknown option '%s'", a);
 			return why;
@@ -1029,6 +1043,9 @@ static const char *sacct_args(int argc, char **argv, unsigned *flags, const char
 	}
 	if (npos < 2)
 		return npos ? "missing OUT (a file, or - for stdout)" : "missing SACCT_FILE and OUT";
+	if (*json && !strcmp(*out, "-"))
+		return "--json prints the summary on stdout, and OUT - writes the CSV there; "
+		       "give OUT a file (e.g. jobs.csv), or leave --json out (the summary is then text on stderr)";
 	return NULL;
 }
 
@@ -1057,7 +1074,7 @@ static const char *prog_name(int argc, char **argv)
 }
 
 /* The summary on stderr: jobs written, those left out by reason, and the
- * heterogeneous jobs joined or not. */
+ * heterogeneous jobs joined. */
 static void summary(const char *prog, size_t jobs, const struct fw_sacct_counts *k)
 {
 	size_t out = k->never_ran + k->unfinished + k->no_gpu;
@@ -1068,6 +1085,12 @@ static void summary(const char *prog, size_t jobs, const struct fw_sacct_counts 
 	if (k->het_joined)
 		fprintf(stderr, "%s: %zu heterogeneous job%s (JobID N+K) each joined into one gang\n",
 			prog, k->het_joined, k->het_joined == 1 ? "" : "s");
+}
+
+/* The summary's warnings on stderr, with --json too: what the trace could
+ * not keep, and what to do about it. */
+static void warnings(const char *prog, const struct fw_sacct_counts *k)
+{
 	if (k->het_split)
 		fprintf(stderr, "%s: warning: %zu heterogeneous job%s written as a job per part: "
 			"the parts differ in shape, queue or submit time, which one trace row cannot "
@@ -1080,6 +1103,27 @@ static void summary(const char *prog, size_t jobs, const struct fw_sacct_counts 
 			prog, k->prio_cut, k->prio_cut == 1 ? "" : "s");
 }
 
+/* --json: the summary's counts as one object on stdout, camelCase keys
+ * (docs/trace-format.md, "The summary as JSON"); 0, or -1 when stdout
+ * cannot take it. */
+static int summary_json(const char *src, const char *dst, unsigned flags, size_t jobs,
+			const struct fw_sacct_counts *k)
+{
+	json_t *o = json_pack("{s:s,s:s,s:b,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "sacctFile", src,
+			      "out", dst, "gpuModels", !(flags & FW_SACCT_NO_MODEL), "timeLimits",
+			      (flags & FW_SACCT_TIME_LIMITS) != 0, "rows", (json_int_t)k->rows, "jobsWritten",
+			      (json_int_t)jobs, "leftOut", (json_int_t)(k->never_ran + k->unfinished + k->no_gpu),
+			      "neverStarted", (json_int_t)k->never_ran, "notEnded", (json_int_t)k->unfinished,
+			      "withoutGpus", (json_int_t)k->no_gpu, "jobSteps", (json_int_t)k->steps,
+			      "heterogeneousJoined", (json_int_t)k->het_joined, "heterogeneousSplit",
+			      (json_int_t)k->het_split, "priorityCut", (json_int_t)k->prio_cut);
+	int rc = o && json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', stdout) != EOF &&
+		 fflush(stdout) == 0 ? 0 : -1;
+
+	json_decref(o);
+	return rc;
+}
+
 int fw_sacct_convert_cli(int argc, char **argv)
 {
 	const char *prog = prog_name(argc, argv), *src, *dst, *usage;
@@ -1088,15 +1132,16 @@ int fw_sacct_convert_cli(int argc, char **argv)
 	size_t len, olen, jobs = 0;
 	struct fw_sacct_counts cnt;
 	unsigned flags;
+	bool json;
 	int rc;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf(sacct_help, prog, prog);
+		printf(sacct_help, prog, prog, prog);
 		return 0;
 	}
-	if ((usage = sacct_args(argc, argv, &flags, &src, &dst, why, sizeof why))) {
+	if ((usage = sacct_args(argc, argv, &flags, &json, &src, &dst, why, sizeof why))) {
 		fprintf(stderr, "%s: error: %s\n"
-			"usage: %s [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n"
+			"usage: %s " SACCT_USAGE "\n"
 			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n"
 			"  (--help shows the sacct command to run)\n",
 			prog, usage, prog);
@@ -1124,6 +1169,13 @@ int fw_sacct_convert_cli(int argc, char **argv)
 			"write, on a disk with room\n", prog, dst, strerror(errno));
 		return 1;
 	}
-	summary(prog, jobs - 1, &cnt);
+	if (!json)
+		summary(prog, jobs - 1, &cnt);
+	warnings(prog, &cnt);
+	if (json && summary_json(src, dst, flags, jobs - 1, &cnt)) {
+		fprintf(stderr, "%s: error: cannot write the --json summary to stdout: %s; %s is written\n", prog,
+			strerror(errno), dst);
+		return 1;
+	}
 	return 0;
 }

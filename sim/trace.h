@@ -254,15 +254,19 @@ void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fl
 int fw_trace_model_case(struct fw_trace *t, const struct fw_snapshot *fleet, size_t *changed,
 			struct fw_diag *d);
 
-/* `fairway trace sacct2fairway SACCT_FILE OUT.csv|-` (sim/sacct.c); argv[0] is the
- * program name.  0 ok, 1 input error, 2 usage error. */
+/* `fairway trace sacct2fairway [--json] SACCT_FILE OUT.csv|-` (sim/sacct.c);
+ * argv[0] is the program name.  0 ok, 1 input error, 2 usage error. */
 int fw_sacct_convert_cli(int argc, char **argv);
 
 #define FW_SACCT_NO_MODEL 1u /* leave gpu_model empty (--no-gpu-model) */
 #define FW_SACCT_TIME_LIMITS 2u /* Timelimit also as max_runtime (--time-limits) */
 
-/* What a conversion left out or joined, for the summary on stderr. */
+/* What a conversion read, left out or joined, for the summary (text on
+ * stderr, or `--json` on stdout). */
 struct fw_sacct_counts {
+	size_t rows;       /* data rows read: the header and blank lines not
+			    * counted, job steps and a heterogeneous job's parts a
+			    * row each */
 	size_t never_ran;  /* State PENDING, or Start Unknown, None or empty */
 	size_t unfinished; /* not ended when sacct ran (RUNNING, SUSPENDED,
 			    * REQUEUED, ..., or End Unknown): no duration yet */

@@ -611,16 +611,31 @@ help_same "help-anywhere-sim-fgd" "$("$FW" sim fgd --help | head -1)" "sim fgd -
 help_same "help-anywhere-trace-sacct2fairway" "$("$FW" trace sacct2fairway --help | head -1)" \
 	"trace sacct2fairway --help" "trace --help sacct2fairway" "help trace sacct2fairway" \
 	"help trace sacct2fairway x" "trace sacct2fairway x y --help" "trace sacct2fairway --no-gpu-model --help"
-# every help's first word is a lower-case "usage:", and `fairway trace
-# --help` names sacct2fairway's arguments as its own help does
+# every help's first word is a lower-case "usage:"; `fairway trace --help`
+# is the command's own help, as `fairway sim --help` is sim's: it lists
+# its subcommands and what each does (before, it printed sacct2fairway's
+# usage as if that were all), and sacct2fairway's help is its own, whole
 expect "help-sim-fgd-lower-case-usage" 0 "usage: fairway sim fgd --pods FILE" "$FW" sim fgd --help
-expect "help-trace-names-sacct-file" 0 \
-	"usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-" "$FW" trace --help
-if [ "$("$FW" trace --help | head -1)" = "$("$FW" trace sacct2fairway --help | head -1)" ] &&
-	! "$FW" sim fgd --help | grep -q 'Usage:' && ! "$FW" --help | grep -q ' IN OUT'; then
-	ok "help-trace-agrees-with-sacct2fairway"
+expect "help-trace-is-the-command-s-own" 0 "usage: fairway trace <subcommand> [options]" "$FW" trace --help
+tr_help=$("$FW" trace --help)
+tr_subs=$(sed -n '/^subcommands:$/,/^$/p' <<<"$tr_help" | grep -E '^  [a-z]' | awk '{print $1}' | tr '\n' ' ')
+tr_known=$(sed -n 's/.*static const char \*const subs\[\] = { \(.*\), NULL };/\1/p' tools/fairway.c | tr -d '",' | tr -s ' ')
+if [ -n "$tr_subs" ] && [ "$tr_subs" = "$tr_known " ] &&
+	[ "$(sed -n '/^subcommands:$/,/^$/p' <<<"$tr_help" | grep -c 'convert Slurm')" = 1 ] &&
+	! grep -q '^usage: fairway trace sacct2fairway' <<<"$tr_help"; then
+	ok "help-trace-lists-its-subcommands-and-what-each-does"
 else
-	bad "help-trace-agrees-with-sacct2fairway"
+	bad "help-trace-lists-its-subcommands-and-what-each-does: listed '$tr_subs', the dispatcher's '$tr_known'"
+fi
+expect "help-trace-sacct2fairway-keeps-its-full-text" 0 "The mapping, field by field: docs/trace-format.md." \
+	"$FW" trace sacct2fairway --help
+if [ "$("$FW" trace sacct2fairway --help | head -1)" = \
+	"usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] [--json] SACCT_FILE OUT.csv|-" ] &&
+	[ "$("$FW" trace sacct2fairway --help)" != "$tr_help" ] &&
+	! "$FW" sim fgd --help | grep -q 'Usage:' && ! "$FW" --help | grep -q ' IN OUT'; then
+	ok "help-trace-sacct2fairway-usage-line"
+else
+	bad "help-trace-sacct2fairway-usage-line: $("$FW" trace sacct2fairway --help | head -1)"
 fi
 help_same "help-anywhere-plan-server" "$("$FW" plan --server http://127.0.0.1:1 --help | head -1)" \
 	"plan --server http://127.0.0.1:1 --help" "--server http://127.0.0.1:1 plan --help" \
@@ -2712,7 +2727,7 @@ streams "plan-bad-config-prefix" 2 empty \
 streams "plan-bad-policy-prefix" 2 empty "fairway plan: error: unknown policy 'nope' (try \`fairway policies\`)" \
 	"$FW" plan --policy nope
 expect "trace-sacct-help" 0 "  fairway trace sacct2fairway sacct.txt jobs.csv" "$FW" trace sacct2fairway --help
-expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
+expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] [--json] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
 expect "trace-sacct-converts" 0 "" "$FW" trace sacct2fairway tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 if head -1 "${TMPDIR:-/tmp}/fw-cli-sacct.csv" | grep -q '^job_id,submit_time,duration'; then
 	ok "trace-sacct-output-has-header"
@@ -2875,7 +2890,57 @@ expect "trace-sacct-het-parts-one-gang" 0 "1 heterogeneous job (JobID N+K) each 
 expect "trace-sacct-het-gang-row" 0 "7,0,3600,,,,0,2,8,0,0," "$FW" trace sacct2fairway "$ST/live.txt" -
 expect "trace-sacct-het-unlike-parts-warned" 0 "warning: 1 heterogeneous job written as a job per part: the parts differ in shape" \
 	"$FW" trace sacct2fairway "$ST/live.txt" -
-rm -f "$ST/live.txt" "$ST/live.csv"
+# --json: the summary as one object on stdout, camelCase keys, the counts
+# the text summary gives (before, only text on stderr, for a script to
+# scrape); the warnings stay on stderr, the text summary does not
+# (a Priority over 10^9 is cut and counted: priorityCut)
+{ echo 'JobID|Submit|Start|Elapsed|AllocTRES|NNodes|State|Priority'
+  echo "1|$T0|$T0|01:00:00|gres/gpu=1|1|COMPLETED|4000000000"
+  echo "1.batch|$T0|$T0|01:00:00|gres/gpu=1|1|COMPLETED|"
+  echo "2|$T0|Unknown|00:00:00|gres/gpu=1|1|PENDING|5"; } >"$ST/prio.txt"
+sj_ok=yes
+for sj in live prio; do
+	"$FW" trace sacct2fairway --json "$ST/$sj.txt" "$ST/$sj-j.csv" >"$ST/$sj.json" 2>"$ST/$sj-j.err" || sj_ok="no: $sj --json exit $?"
+	"$FW" trace sacct2fairway "$ST/$sj.txt" "$ST/$sj-t.csv" 2>"$ST/$sj-t.err" || sj_ok="no: $sj exit $?"
+	python3 - "$ST/$sj.json" "$ST/$sj-t.err" "$ST/$sj-j.err" "$ST/$sj-j.csv" "$ST/$sj.txt" "$sj" <<'PY' || sj_ok="no: $sj"
+import json, re, sys
+j, text, jerr, csv, src, case = sys.argv[1:]
+d = json.load(open(j))
+keys = ["sacctFile", "out", "gpuModels", "timeLimits", "rows", "jobsWritten", "leftOut", "neverStarted",
+        "notEnded", "withoutGpus", "jobSteps", "heterogeneousJoined", "heterogeneousSplit", "priorityCut"]
+assert list(d) == keys, list(d)
+assert all(re.fullmatch(r"[a-z]+([A-Z][a-z]+)*", k) for k in d), "camelCase"
+assert d["sacctFile"] == src and d["out"] == csv and d["gpuModels"] is True and d["timeLimits"] is False
+t = open(text).read()
+m = re.search(r": (\d+) jobs? written; (\d+) left out: (\d+) never started, (\d+) not ended at the dump "
+              r"\(running, suspended or requeued: no end time\), (\d+) without GPUs", t)
+assert m, t
+assert [int(x) for x in m.groups()] == [d[k] for k in ("jobsWritten", "leftOut", "neverStarted", "notEnded",
+                                                       "withoutGpus")], (m.groups(), d)
+assert d["jobsWritten"] == len(open(csv).read().splitlines()) - 1
+assert d["leftOut"] == d["neverStarted"] + d["notEnded"] + d["withoutGpus"]
+assert d["rows"] == len(open(src).read().splitlines()) - 1
+joined = re.search(r"(\d+) heterogeneous jobs? \(JobID N\+K\) each joined", t)
+assert d["heterogeneousJoined"] == (int(joined[1]) if joined else 0)
+split = re.search(r"warning: (\d+) heterogeneous jobs? written as a job per part", t)
+assert d["heterogeneousSplit"] == (int(split[1]) if split else 0)
+cut = re.search(r"warning: (\d+) jobs? with a Priority above 1000000000", t)
+assert d["priorityCut"] == (int(cut[1]) if cut else 0)
+want = {"live": (6, 4, 1, 0, 1, 1, 1, 0), "prio": (3, 1, 1, 1, 0, 0, 0, 1)}[case]
+assert tuple(d[k] for k in ("rows", "jobsWritten", "leftOut", "neverStarted", "notEnded", "heterogeneousJoined",
+                            "heterogeneousSplit", "priorityCut")) == want, d
+e = open(jerr).read().splitlines()
+assert e and all(": warning: " in l for l in e), e
+assert [l for l in t.splitlines() if ": warning: " in l] == e, (t, e)
+PY
+done
+[ "$sj_ok" = yes ] && ok "trace-sacct-json-summary-counts-as-the-text" || bad "trace-sacct-json-summary-counts-as-the-text: $sj_ok"
+# ... and with OUT '-' stdout is the CSV, so --json there is refused,
+# saying what to do, before anything is read or written
+streams "trace-sacct-json-with-stdout-out-refused" 2 empty \
+	"fairway trace sacct2fairway: error: --json prints the summary on stdout, and OUT - writes the CSV there; give OUT a file (e.g. jobs.csv), or leave --json out (the summary is then text on stderr)" \
+	"$FW" trace sacct2fairway --json "$ST/live.txt" -
+rm -f "$ST/live.txt" "$ST/live.csv" "$ST"/live* "$ST"/prio*
 expect "trace-sacct-standalone-prefix" 1 "fairway-sacct2fairway: error: $ST/none.txt: cannot open" \
 	"$B/sim/fairway-sacct2fairway" "$ST/none.txt" "$ST/out.csv"
 rm -rf "$ST"

@@ -38,7 +38,7 @@ static const char usage[] =
 	"  policies    list the scheduling policies\n"
 	"  sim run     replay a GPU-cluster trace through several policies\n"
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
-	"  trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n"
+	"  trace sacct2fairway [options] SACCT_FILE OUT.csv|-\n"
 	"              convert `sacct --parsable2` output to fairway's trace format\n"
 	"  help [CMD]  this help, or a command's: `fairway help sim run` is\n"
 	"              `fairway sim run --help` (--help may go anywhere on the line:\n"
@@ -207,24 +207,31 @@ int fw_cmd_sim(int argc, char **argv)
 				  fw_cli_hint(argv[1], experiments, hint, sizeof hint));
 }
 
+static const char trace_usage[] =
+	"usage: fairway trace <subcommand> [options]\n"
+	"\n"
+	"Bring a cluster's own history to the simulator: turn it into fairway's\n"
+	"trace format (docs/trace-format.md), which `fairway sim run --format\n"
+	"fairway` replays through every policy.\n"
+	"\n"
+	"subcommands:\n"
+	"  sacct2fairway [options] SACCT_FILE OUT.csv|-\n"
+	"                convert Slurm's accounting records (sacct --parsable2) into\n"
+	"                a trace CSV, and count the jobs written and left out\n"
+	"                (`fairway trace sacct2fairway --help`: the sacct command to\n"
+	"                run, the options --no-gpu-model, --time-limits and --json)\n"
+	"\n"
+	"examples:\n"
+	"  fairway trace sacct2fairway --help\n"
+	"  fairway trace sacct2fairway sacct.txt jobs.csv\n"
+	"  fairway sim run --format fairway --trace jobs.csv --policies slurm,fairway\n";
+
 int fw_cmd_trace(int argc, char **argv)
 {
 	if (argc < 2)
 		return fw_cli_usage_error("trace", "missing the subcommand: sacct2fairway");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		puts("usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n\n"
-		     "Convert Slurm accounting output (sacct --parsable2 --allusers\n"
-		     "--format=JobID,User,Account,Submit,Start,End,Timelimit,AllocTRES,...)\n"
-		     "into fairway's generic trace CSV (docs/trace-format.md), for\n"
-		     "`fairway sim run --format fairway --trace OUT.csv`; OUT - writes to stdout.\n"
-		     "  --no-gpu-model  leave GPU types out (the jobs run on any GPU)\n"
-		     "  --time-limits   write each job's Timelimit as its own run-time\n"
-		     "                  limit too (column max_runtime), so the replay ends\n"
-		     "                  a job at it as slurmctld does\n"
-		     "\n"
-		     "example (`fairway trace sacct2fairway --help` gives the sacct command):\n"
-		     "  fairway trace sacct2fairway sacct.txt jobs.csv\n"
-		     "  fairway sim run --format fairway --trace jobs.csv --policies slurm,fairway");
+		fputs(trace_usage, stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "sacct2fairway")) {

@@ -475,6 +475,8 @@ TEST(sacct_sample_converts_and_reads_back)
 	ASSERT_EQ(skipped.never_ran, 1); /* 1003 pending */
 	ASSERT_EQ(skipped.no_gpu, 1);    /* 1004 has no GPU */
 	ASSERT_EQ(skipped.unfinished, 0);
+	ASSERT_EQ(skipped.steps, 3);     /* 1001.batch, 1001.extern, 1002.0 */
+	ASSERT_EQ(skipped.rows, 8);      /* every data row, the steps too; not the header */
 	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
 	free(out);
 	ASSERT_EQ(t.n, 3);
