@@ -963,21 +963,38 @@ import json, sys
 rows = {l.split()[0]: l.split() for l in open(sys.argv[1]).read().splitlines()[1:]}
 dur = lambda s: "off" if s <= 0 else "%dh" % (s // 3600) if s % 3600 == 0 else "%dm" % (s // 60) if s % 60 == 0 else "%ds" % s
 import re
-keys = {"name", "summary", "default", "queueOrder", "strictOrder", "jobOrder", "reserveDepth", "starveAfter",
-        "xfactorCap", "reclaim", "reclaimRule", "maxEvictions", "maxMoves", "spread"}
+keys = {"name", "summary", "default", "queueOrder", "strictOrder", "jobOrder", "reserveDepth", "starveAfterS",
+        "xfactorCapS", "reclaim", "reclaimRule", "maxEvictions", "maxMoves", "spread"}
 for p in json.load(sys.stdin):
     assert all(re.fullmatch("[a-z]+([A-Z][a-z]*)*", k) for k in p), sorted(p)  # camelCase, as every --json
     assert set(p) <= keys and set(p) >= keys - {"reclaimRule"}, sorted(p)
     r = rows[p["name"]]
     assert int(r[2]) == p["reserveDepth"], p["name"]
-    assert r[3] == dur(p["starveAfter"]), p["name"]
-    assert r[4] == (dur(p["xfactorCap"]) if p["jobOrder"] in ("expansion factor", "submit time") else "off"), p["name"]
+    assert r[3] == dur(p["starveAfterS"]), p["name"]
+    assert r[4] == (dur(p["xfactorCapS"]) if p["jobOrder"] in ("expansion factor", "submit time") else "off"), p["name"]
     assert (r[5] == "no") == (not p["reclaim"]), p["name"]
     assert p["reclaim"] == (p.get("reclaimRule") is not None), p["name"]
     assert r[1] == ("strict" if p["strictOrder"] else "global" if p["queueOrder"] == "global" else "fair-share")
 assert len(rows) == 4
 ' "$pol"; then ok "policies-settings-agree"; else bad "policies-settings-agree"; fi
 rm -f "$pol"
+# one name for one setting: `fairway policies --json` and `fairway sim run
+# --json` (its policies' settings) spell a span's key with its unit alike
+# (before: starveAfter, seconds, beside sim run's starveAfterS), and the
+# values agree where a replay ran with a setting the policy's own
+pj=$(mktemp)
+"$FW" sim run --trace synthetic:3 --nodes 2x8 --tick 3600 --policies fairway:starve-after=86400:xfactor-cap=43200:reserve-depth=16 \
+	--json "$pj" >/dev/null 2>&1
+if "$FW" policies --json | python3 -c '
+import json, sys
+pol = {p["name"]: p for p in json.load(sys.stdin)}
+run = json.load(open(sys.argv[1]))["policies"][0]
+for k in pol["fairway"]:
+    assert k + "S" not in run and k + "Ms" not in run, k  # the same setting under another unit or none
+for k in ("starveAfterS", "xfactorCapS", "reserveDepth"):
+    assert pol["fairway"][k] == run[k], (k, pol["fairway"][k], run[k])
+' "$pj"; then ok "policies-json-keys-as-sim-run-json"; else bad "policies-json-keys-as-sim-run-json"; fi
+rm -f "$pj"
 def=$("$FW" policies --json | python3 -c 'import json,sys; print([p["name"] for p in json.load(sys.stdin) if p["default"]][0])')
 if [ "$("$FW" policies | grep -c '(default)')" = 1 ] && "$FW" policies | grep -q "^$def .*(default)\$"; then
 	ok "policies-default-marked"

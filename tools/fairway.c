@@ -78,13 +78,16 @@ static const char *policy_job_order(const struct fw_policy_ops *p)
 	return p->xfactor_cap_s > 0 ? "expansion factor" : "submit time";
 }
 
+/* A policy under camelCase keys; a span in seconds carries its unit
+ * (starveAfterS, xfactorCapS: 0 off), as `fairway sim run --json`'s keys
+ * of those settings do. */
 static json_t *policy_json(const struct fw_policy_ops *p)
 {
 	return json_pack("{s:s,s:s,s:b,s:s,s:b,s:s,s:i,s:I,s:I,s:b,s:s?,s:i,s:i,s:b}", "name", p->name, "summary",
 			 p->summary, "default", p == fw_policy_default(), "queueOrder",
 			 p->queue_order == FW_QORDER_GLOBAL ? "global" : "fair_share", "strictOrder", p->strict_order,
-			 "jobOrder", policy_job_order(p), "reserveDepth", p->reserve_depth, "starveAfter",
-			 (json_int_t)p->starve_after_s, "xfactorCap", (json_int_t)p->xfactor_cap_s, "reclaim",
+			 "jobOrder", policy_job_order(p), "reserveDepth", p->reserve_depth, "starveAfterS",
+			 (json_int_t)p->starve_after_s, "xfactorCapS", (json_int_t)p->xfactor_cap_s, "reclaim",
 			 p->reclaim, "reclaimRule",
 			 !p->reclaim ? NULL : p->reclaim_rule == FW_RECLAIM_NARROW ? "narrow" : "keep_share",
 			 "maxEvictions", p->reclaim ? p->max_evictions : 0, "maxMoves", p->max_moves, "spread",
@@ -124,7 +127,9 @@ static const char policies_usage[] =
 	"  RECLAIM  the victim rule and the most evictions per cycle, or no\n"
 	"\n"
 	"--json  the same as JSON, with the job order inside a queue, the\n"
-	"        consolidation moves per cycle and the placement spread\n"
+	"        consolidation moves per cycle and the placement spread; the\n"
+	"        spans in seconds, their keys ending in S as in `fairway sim run\n"
+	"        --json` (starveAfterS, xfactorCapS; 0: off)\n"
 	"\n"
 	"A policy is chosen by name: `fairway plan --policy NAME`, `fairway\n"
 	"serve --policy NAME` (default: fairway), `fairway sim run --policies\n"
