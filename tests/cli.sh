@@ -1956,17 +1956,68 @@ expect "sim-run-variant-backfill-needs-reservations-kai" 2 \
 	"--policies 'kai:backfill=conservative': kai makes no reservations, so backfill means nothing to it (policies that do: fairway, slurm); leave the setting out, or give it to one of those" \
 	"$FW" sim run --trace x --policies kai:backfill=conservative
 # --help's --policies names every variant key variant_setting takes, and
-# xfactor-cap=0 as the docs do (submit order)
+# xfactor-cap=0 as the docs do (submit order), in the help's one form
+# of an off ("0: off, ...")
 sr_help=$("$FW" sim run --help | sed -n '/--policies A,B/,/--tick S/p')
 sr_missing=""
 for k in starve-after backfill reserve-depth xfactor-cap user-fair-share checkpoint-grace slices \
 	model-deserved max-runtime gpu-hour-budget budget-safe estimate-depth; do
 	grep -q -- "$k=" <<<"$sr_help" || sr_missing="$sr_missing $k"
 done
-if [ -z "$sr_missing" ] && tr -s ' \n' ' ' <<<"$sr_help" | grep -qF "xfactor-cap=S (0 = submit order)"; then
+if [ -z "$sr_missing" ] && tr -s ' \n' ' ' <<<"$sr_help" | grep -qF "xfactor-cap=S (0: off, submit order)"; then
 	ok "sim-run-help-policies-lists-every-variant-key"
 else
 	bad "sim-run-help-policies-lists-every-variant-key: missing:${sr_missing:- none}; xfactor-cap=0 wording"
+fi
+# --help states every option's default, and says how to turn each feature
+# off in one form (before: some said no default, --preemptible and the
+# other switches did not say they are off, and 0 read "0: none", "(0 =
+# off)", "0: it restarts from scratch" by turns): a switch (no value)
+# says "default: off"; an option whose 0 turns its feature off says
+# "0: off" (so does each such variant key); the outputs and --trace, which
+# has none, are the only options without a default.  The list of options
+# whose 0 is off is checked against the parser: each takes 0.
+if "$FW" sim run --help | python3 -c '
+import re, sys
+text = sys.stdin.read()
+body = text.split("\noptions:\n", 1)[1].split("\n\n", 1)[0]
+opts, cur = {}, None
+for line in body.splitlines():
+    m = re.match(r"  (?:-h, )?(--[a-z-]+)(?: (\S+))?", line)
+    if m:
+        cur = m[1]
+        opts[cur] = {"value": m[2], "text": line[len(m[0]):]}
+    else:
+        opts[cur]["text"] += " " + line.strip()
+flat = {k: re.sub(r"\s+", " ", v["text"]) for k, v in opts.items()}
+no_default = {"--trace", "--help", "--json", "--csv", "--report", "--log", "--jobs", "--shares"}
+zero_off = {"--min-runtime", "--max-runtime", "--gpu-hour-budget", "--starve-after", "--xfactor-cap",
+            "--reserve-depth", "--estimate-depth", "--checkpoint", "--checkpoint-grace", "--failures", "--flaky"}
+bad = [k for k in opts if k not in no_default and "default" not in flat[k]]
+bad += [k + " (a switch: default: off)" for k in opts if not opts[k]["value"] and k != "--help"
+        and "default: off" not in flat[k]]
+bad += [k + " (0: off)" for k in zero_off if "0: off" not in flat.get(k, "")]
+bad += [k + " (says 0 = or 0: none)" for k in opts if re.search(r"0 = |0: none|0: it ", flat[k])]
+pol = flat["--policies"]
+bad += ["--policies " + v for v in ("starve-after", "reserve-depth", "xfactor-cap", "checkpoint-grace",
+                                    "max-runtime", "gpu-hour-budget", "estimate-depth")
+        if not re.search(re.escape(v) + r"=[A-Z]+ \(0: off", pol)]
+assert len(opts) > 40, sorted(opts)
+assert not bad, bad
+print(" ".join(sorted(zero_off)))
+' >"$SV/zero_off.txt"; then
+	zo_bad=""
+	for zo in $(cat "$SV/zero_off.txt"); do
+		extra=""
+		case $zo in --flaky) extra="--failures 1" ;; esac
+		# shellcheck disable=SC2086
+		"$FW" sim run --trace synthetic:3 --nodes 2x8 --tick 1h --policies fifo $extra "$zo" 0 >/dev/null 2>&1 ||
+			zo_bad="$zo_bad $zo"
+	done
+	[ -z "$zo_bad" ] && ok "sim-run-help-states-every-default-and-off" ||
+		bad "sim-run-help-states-every-default-and-off: refuses 0:$zo_bad"
+else
+	bad "sim-run-help-states-every-default-and-off"
 fi
 expect "sim-run-variant-backfill-needs-reservations-fifo" 2 \
 	"--policies 'fifo:backfill=easy': fifo makes no reservations, so backfill means nothing to it" \
