@@ -3642,14 +3642,15 @@ static void default_nodes(struct cli *c)
 		       "ITP, so its name gives no standard size\n", c->trace, itp);
 }
 
-/* A time cell of the verbose tables: seconds, or "-" when the group has
+/* A time cell of the verbose tables: the span in words, to the second, as
+ * every span fairway shows a person (span.h: "51s", "5h12m03s",
+ * "93h42m02s"; a mean rounded to the second), or "-" when the group has
  * no started job (the stats hold -1). */
 static const char *secs(char *buf, size_t n, double v)
 {
 	if (v < 0)
 		return "-";
-	snprintf(buf, n, "%.0f", v);
-	return buf;
+	return fw_span_format((int64_t)llround(v), buf, n);
 }
 
 /* Is q a leaf of the replay's queues (every queue, without a config)? */
@@ -3661,11 +3662,16 @@ static bool result_leaf(const struct fw_sim_result *r, int q)
 	return true;
 }
 
+/* The verbose tables' columns: a time column holds a span up to
+ * "999h59m59s" (41 days); a longer one shifts the rest of its row, and
+ * a space still parts every two cells. */
+#define STATS_HEAD "  %-10s %6s %7s %10s %10s %10s %10s %10s"
+
 static void print_stats_row(const char *name, const struct fw_sim_stats *st, const char *tail)
 {
-	char a[24], b[24], c[24], d[24], e[24];
+	char a[FW_SPAN_MAX], b[FW_SPAN_MAX], c[FW_SPAN_MAX], d[FW_SPAN_MAX], e[FW_SPAN_MAX];
 
-	printf("  %-10s %6lld %7lld %8s %8s %8s %9s %9s%s\n", name,
+	printf("  %-10s %6lld %7lld %10s %10s %10s %10s %10s%s\n", name,
 	       (long long)st->jobs, (long long)st->started,
 	       secs(a, sizeof a, (double)st->tts_p50), secs(b, sizeof b, (double)st->tts_p95),
 	       secs(c, sizeof c, (double)st->tts_p99), secs(d, sizeof d, st->jct_mean),
@@ -3695,6 +3701,7 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 {
 	const struct fw_sim_stats *all = &m->bucket[FW_SIM_BALL];
 	int64_t stranded = 0; /* evicted and never restarted */
+	char mk[FW_SPAN_MAX], jm[FW_SPAN_MAX], jp[FW_SPAN_MAX];
 
 	for (size_t i = 0; r->end && i < r->njobs; i++)
 		stranded += r->start[i] >= 0 && r->end[i] < 0;
@@ -3710,15 +3717,14 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 	if (r->ckpt_waits)
 		printf("  %lld waits for a victim's checkpoint (checkpoint_wait), %.1f job-hours in all\n",
 		       (long long)r->ckpt_waits, r->ckpt_wait_s / 3600.0);
-	printf("  occupancy %.1f%%   makespan %lld s   JCT mean %.0f s   JCT p95 %lld s\n",
-	       100.0 * m->occupancy, (long long)m->makespan_s, all->jct_mean,
-	       (long long)all->jct_p95);
-	printf("  %-10s %6s %7s %8s %8s %8s %9s %9s  (seconds)\n", "GPUs", "jobs", "started",
-	       "wait50", "wait95", "wait99", "JCTmean", "JCT95");
+	printf("  occupancy %.1f%%   makespan %s   JCT mean %s   JCT p95 %s\n", 100.0 * m->occupancy,
+	       fw_span_format(m->makespan_s, mk, sizeof mk), secs(jm, sizeof jm, all->jct_mean),
+	       secs(jp, sizeof jp, (double)all->jct_p95));
+	printf(STATS_HEAD "\n", "GPUs", "jobs", "started", "wait50", "wait95", "wait99", "JCTmean", "JCT95");
 	for (int b = 0; b < FW_SIM_NBUCKETS; b++)
 		print_stats_row(fw_sim_bucket_name(b), &m->bucket[b], "");
-	printf("  %-10s %6s %7s %8s %8s %8s %9s %9s  %s\n", "queue", "jobs", "started",
-	       "wait50", "wait95", "wait99", "JCTmean", "JCT95", "GPU-s%/weight%");
+	printf(STATS_HEAD "  %s\n", "queue", "jobs", "started", "wait50", "wait95", "wait99", "JCTmean", "JCT95",
+	       "GPU-s%/weight%");
 	for (int q = 0; q < m->nqueues; q++) {
 		char tail[48];
 		double cap = 0;
@@ -4708,7 +4714,7 @@ static void print_teams_note(const struct cli *c, const struct fw_teams *teams)
 static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
 {
 	struct fw_diag d;
-	char shape[FW_FLEET_SHAPE_MAX];
+	char shape[FW_FLEET_SHAPE_MAX], tick[FW_SPAN_MAX];
 
 	memset(&d, 0, sizeof d);
 	memset(t, 0, sizeof *t);
@@ -4732,7 +4738,7 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	printf(" = %lld GPUs", (long long)fw_fleet_gpus(c->fleetsnap));
 	if (fw_fleet_usable_gpus(c->fleetsnap) != fw_fleet_gpus(c->fleetsnap))
 		printf(" (%lld usable)", (long long)fw_fleet_usable_gpus(c->fleetsnap));
-	printf("; tick %lld s; ", (long long)c->o.tick_s);
+	printf("; tick %s; ", fw_span_format(c->o.tick_s, tick, sizeof tick));
 	if (c->config)
 		printf("queues of %s (%d, %d leaves)\n", c->config, (int)c->fleetsnap->nqueues,
 		       config_leaves(c->fleetsnap));
@@ -4749,6 +4755,7 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
 {
 	int64_t first = INT64_MAX, last = 0, longest = 0;
+	char repair[FW_SPAN_MAX];
 	int rc;
 
 	if (c->fail.rate_per_1000 <= 0)
@@ -4768,9 +4775,9 @@ static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
 	c->fail_src = (struct fw_sim_scripted){ c->fails, c->nfails, 0 };
 	c->fail_feed = (struct fw_sim_failures){ fw_sim_scripted_next, &c->fail_src };
 	c->o.failures = &c->fail_feed;
-	printf("failures: %zu drawn (%.2f per 1,000 node-days, %.0f%% of nodes flaky at %.0fx, repair %lld s, seed %llu)\n",
+	printf("failures: %zu drawn (%.2f per 1,000 node-days, %.0f%% of nodes flaky at %.0fx, repair %s, seed %llu)\n",
 	       c->nfails, c->fail.rate_per_1000, 100.0 * c->fail.flaky_fraction, c->fail.flaky_factor,
-	       (long long)c->fail.repair_s, (unsigned long long)c->fail.seed);
+	       fw_span_format(c->fail.repair_s, repair, sizeof repair), (unsigned long long)c->fail.seed);
 	return 0;
 }
 

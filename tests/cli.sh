@@ -1553,7 +1553,7 @@ expect "sim-run-header-only-generic-trace" 1 "g.csv: the trace has no jobs" \
 	bad "sim-run-header-only-writes-nothing: $(ls -A "$HO")"
 # --verbose: a size bucket without a started job shows '-', never -1
 printf 'job_id,submission_time,duration,num_gpu\nA,0,100,16\n' >"$HO/v.csv"
-expect "sim-run-verbose-empty-bucket-dash" 0 "  1               0       0        -        -        -         -         -" \
+expect "sim-run-verbose-empty-bucket-dash" 0 "  1               0       0          -          -          -          -          -" \
 	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
 expect "sim-run-verbose-idle-line" 0 "  idle while waiting 0.0 GPU-h   goodput 0.4 GPU-h" \
 	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
@@ -1711,6 +1711,46 @@ else
 	bad "sim-run-verbose-failure-evictions"; grep evictions "${TMPDIR:-/tmp}/fw-cli-fail.out"
 fi
 rm -f "${TMPDIR:-/tmp}/fw-cli-fail.json" "${TMPDIR:-/tmp}/fw-cli-fail.out"
+# the text report writes a span in words (span.h: "93h42m02s", "1m"), as
+# every span fairway shows a person, never bare seconds ("makespan 5913000
+# s", a table of "337322" under "(seconds)", "tick 60 s", "repair 14400
+# s"); to the second, so each reads back as the JSON's number
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 10m --policies fifo,fairway --failures 50 --repair 5400 \
+	--verbose --json "${TMPDIR:-/tmp}/fw-cli-span.json" >"${TMPDIR:-/tmp}/fw-cli-span.out" 2>/dev/null
+if python3 - "${TMPDIR:-/tmp}/fw-cli-span.json" "${TMPDIR:-/tmp}/fw-cli-span.out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+SPAN = r"(?:\d+h\d\dm(?:\d\ds)?|\d+m(?:\d\ds)?|\d+s)"
+def secs(w):
+    m = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?", w)
+    assert m and w, w
+    return sum(int(x or 0) * k for x, k in zip(m.groups(), (3600, 60, 1)))
+assert re.search(r"; tick 10m; ", out), "tick"
+assert re.search(r"repair 1h30m, seed", out), "repair"
+pols = {p["policy"]: p for p in d["policies"]}
+blocks = re.split(r"\npolicy ", out)[1:]
+assert len(blocks) == 2, len(blocks)
+for b in blocks:
+    p = pols[b.split(":", 1)[0]]
+    m = re.search(r"makespan (" + SPAN + r")   JCT mean (" + SPAN + r")   JCT p95 (" + SPAN + r")\n", b)
+    assert m, b[:300]
+    assert secs(m[1]) == p["makespanS"] and secs(m[2]) == round(p["jctMeanS"]) and secs(m[3]) == p["jctP95S"], m.groups()
+    assert "(seconds)" not in b
+    rows = 0
+    for name, st in p["byGpus"].items():
+        r = re.search(r"^  " + re.escape(name) + r" +(\d+) +(\d+)" + r" +(\S+)" * 5 + r"$", b, re.M)
+        assert r, name
+        cells = r.groups()[2:]
+        assert all(c == "-" or re.fullmatch(SPAN, c) for c in cells), cells
+        want = [st["timeToStartS"]["p50"], st["timeToStartS"]["p95"], st["timeToStartS"]["p99"],
+                None if st["jctMeanS"] is None else round(st["jctMeanS"]), st["jctP95S"]]
+        assert [None if c == "-" else secs(c) for c in cells] == want, (name, cells, want)
+        rows += 1
+    assert rows == 6, rows
+PY
+then ok "sim-run-text-report-spans-in-words"; else bad "sim-run-text-report-spans-in-words"; fi
+rm -f "${TMPDIR:-/tmp}/fw-cli-span.json" "${TMPDIR:-/tmp}/fw-cli-span.out"
 # evictions without node failures say nothing of failures ("0 by 0 node
 # failures" read oddly); a count of one is singular
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies kai --preemptible --verbose \

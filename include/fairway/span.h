@@ -4,7 +4,8 @@
  * A reason text, a table cell or a client line that shows a span of
  * seconds to a person writes it here, so "in 25200 s" reads "in 7h00m"
  * everywhere (the core's reason texts, plan.h; the daemon's texts,
- * connectors/serve/reason.c; the client's tables, tools/render.c).
+ * connectors/serve/reason.c; the client's tables, tools/render.c; the
+ * simulator's text report, sim/des.c).
  *
  *   0 <= s < 60        "45s"                 (0 is "0s")
  *   60 <= s < 3600     "5m", "5m30s", "5m05s"
