@@ -627,7 +627,7 @@ if [ -n "$tr_subs" ] && [ "$tr_subs" = "$tr_known " ] &&
 else
 	bad "help-trace-lists-its-subcommands-and-what-each-does: listed '$tr_subs', the dispatcher's '$tr_known'"
 fi
-expect "help-trace-sacct2fairway-keeps-its-full-text" 0 "The mapping, field by field: docs/trace-format.md." \
+expect "help-trace-sacct2fairway-keeps-its-full-text" 0 "SACCT_FILE is what this prints (columns are found by name, any order):" \
 	"$FW" trace sacct2fairway --help
 if [ "$("$FW" trace sacct2fairway --help | head -1)" = \
 	"usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] [--json] SACCT_FILE OUT.csv|-" ] &&
