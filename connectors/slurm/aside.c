@@ -52,6 +52,19 @@
  * while it waited); a job's last run's only (Slurm keeps no other).  It
  * is read from the message and nothing else: the snapshot never has it,
  * so it holds nothing.
+ *
+ * Its nodes, expanded once.  slurmctld keeps thousands of ended jobs on a
+ * busy cluster (MinJobAge, 300 s by default), and the daemon asks twice
+ * a cycle under its lock (counts, then the list): expanding every
+ * NodeList each time cost 38 ms of CPU a cycle at 10,000 ended jobs
+ * (bench/bench_slurm_ended.c, docs/performance.md).  So each job's names
+ * are kept (struct fw__ran_cache) and used while its record has the same
+ * job id, end time and NodeList text (a requeued job that ends again is
+ * expanded anew); each call drops the entries of jobs it did not list,
+ * so no more are kept than Slurm lists ended.  Out of memory, a job's
+ * nodes are expanded as before, into the caller's names alone.  The
+ * words (state, text, user) are made only for the jobs that fit the
+ * caller's cap: the counting call makes none.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,7 +218,8 @@ int fw_slurm_aside(struct fw_slurm *h, struct fw_backend_aside *out, int32_t cap
 /* ------------------------------------------------------------ ended jobs */
 
 /* Slurm's end of j in the local backend's words, into e: its state, exit
- * code, reason and text; false for a record that has not ended. */
+ * code, reason and text; false for a record that has not ended (e NULL:
+ * only whether it ended, nothing written). */
 static bool end_of(const slurm_job_info_t *j, struct fw_backend_ended *e)
 {
 	uint32_t base = j->job_state & JOB_STATE_BASE, code = j->exit_code;
@@ -224,6 +238,8 @@ static bool end_of(const slurm_job_info_t *j, struct fw_backend_ended *e)
 	case JOB_PREEMPTED: st = "cancelled"; text = "preempted by Slurm (PREEMPTED)"; break;
 	default: return false;
 	}
+	if (!e)
+		return true;
 	snprintf(e->state, sizeof e->state, "%s", st);
 	snprintf(e->text, sizeof e->text, "%s", text);
 	snprintf(e->reason, sizeof e->reason, "%s", base == JOB_TIMEOUT && ours ? "time_limit" : "");
@@ -241,8 +257,9 @@ static bool listed_ended(const struct fw_slurm *h, const slurm_job_info_t *j)
 }
 
 /* j's nodes (Slurm's NodeList, none for a job that never ran) into
- * names from *k, up to ncap; how many it ran on. */
-static int32_t ran_on(const slurm_job_info_t *j, char (*names)[FW_NAME_MAX], int32_t ncap, int32_t *k)
+ * names from *k, up to ncap; how many it ran on.  Expanded anew: what
+ * ran_on does when its cache has no room. */
+static int32_t ran_on_slurm(const slurm_job_info_t *j, char (*names)[FW_NAME_MAX], int32_t ncap, int32_t *k)
 {
 	hostlist_t hl = fw__set(j->nodes) ? FW__SLP(slurm_hostlist_create(j->nodes)) : NULL;
 	int32_t n = 0;
@@ -260,6 +277,167 @@ static int32_t ran_on(const slurm_job_info_t *j, char (*names)[FW_NAME_MAX], int
 	return n;
 }
 
+/* ---- ended jobs' nodes, each expanded once (struct fw__ran_cache) ---- */
+
+static uint32_t ran_hash(uint32_t job)
+{
+	return job * 2654435761u; /* Knuth's multiplicative hash */
+}
+
+/* The index slot of job: its entry's, or the empty one it would take. */
+static uint32_t *ran_slot(struct fw__ran_cache *c, uint32_t job)
+{
+	uint32_t m = c->idx_cap - 1, k = ran_hash(job) & m;
+
+	while (c->idx[k] && c->e[c->idx[k] - 1].job != job)
+		k = (k + 1) & m;
+	return &c->idx[k];
+}
+
+/* The index made anew for e[0 .. n), at most half full with want
+ * entries; false when out of memory (the index is then empty). */
+static bool ran_reindex(struct fw__ran_cache *c, int32_t want)
+{
+	uint32_t cap = 16;
+
+	while (cap < 2u * (uint32_t)want)
+		cap <<= 1;
+	if (cap != c->idx_cap) {
+		free(c->idx);
+		c->idx_cap = 0;
+		if (!(c->idx = calloc(cap, sizeof *c->idx)))
+			return false;
+		c->idx_cap = cap;
+	} else {
+		memset(c->idx, 0, cap * sizeof *c->idx);
+	}
+	for (int32_t i = 0; i < c->n; i++)
+		*ran_slot(c, c->e[i].job) = (uint32_t)i + 1;
+	return true;
+}
+
+static void ran_clear(struct fw__ran *r)
+{
+	free(r->list);
+	free(r->names);
+	r->list = NULL;
+	r->names = NULL;
+	r->n = 0;
+}
+
+/* r holds j's nodes, NodeList expanded; false when out of memory (r is
+ * then empty, its list NULL: no record matches it). */
+static bool ran_expand(struct fw__ran *r, const slurm_job_info_t *j)
+{
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(j->nodes));
+	int32_t cap = hl ? FW__SL(slurm_hostlist_count(hl)) : 0;
+	char *host;
+
+	ran_clear(r);
+	r->list = strdup(j->nodes);
+	r->names = cap > 0 ? calloc((size_t)cap, sizeof *r->names) : NULL;
+	while (r->list && (cap <= 0 || r->names) && hl && r->n < cap && (host = FW__SLP(slurm_hostlist_shift(hl)))) {
+		snprintf(r->names[r->n++], FW_NAME_MAX, "%s", host);
+		free(host);
+	}
+	if (hl)
+		FW__SLV(slurm_hostlist_destroy(hl));
+	if (!r->list || (cap > 0 && !r->names)) {
+		ran_clear(r);
+		return false;
+	}
+	r->job = j->job_id;
+	r->end = (int64_t)j->end_time;
+	return true;
+}
+
+/* The entry of j, expanded once (its id, end time and NodeList the
+ * entry's, else made anew), marked seen by this call; NULL when out of
+ * memory. */
+static struct fw__ran *ran_entry(struct fw__ran_cache *c, const slurm_job_info_t *j)
+{
+	uint32_t *slot;
+	struct fw__ran *r;
+
+	if ((c->n + 1) * 2 > (int32_t)c->idx_cap && !ran_reindex(c, c->n + 1))
+		return NULL;
+	slot = ran_slot(c, j->job_id);
+	if (*slot) {
+		r = &c->e[*slot - 1];
+		if (r->end == (int64_t)j->end_time && r->list && !strcmp(r->list, j->nodes)) {
+			r->seen = c->call;
+			return r;
+		}
+	} else {
+		if (c->n == c->cap) {
+			int32_t cap = c->cap ? 2 * c->cap : 64;
+			struct fw__ran *e = realloc(c->e, (size_t)cap * sizeof *e);
+			if (!e)
+				return NULL;
+			c->e = e;
+			c->cap = cap;
+		}
+		r = &c->e[c->n];
+		memset(r, 0, sizeof *r);
+		*slot = (uint32_t)++c->n;
+	}
+	c->expanded++;
+	r->seen = c->call;
+	return ran_expand(r, j) ? r : NULL;
+}
+
+/* Drop the entries this call did not see (Slurm no longer lists their
+ * jobs, or lists them changed): e compacted, the index made anew. */
+static void ran_sweep(struct fw__ran_cache *c)
+{
+	int32_t kept = 0;
+
+	for (int32_t i = 0; i < c->n; i++) {
+		if (c->e[i].seen == c->call)
+			c->e[kept++] = c->e[i];
+		else
+			ran_clear(&c->e[i]);
+	}
+	if (kept == c->n)
+		return;
+	c->n = kept;
+	if (!ran_reindex(c, kept)) { /* no index: drop them all */
+		for (int32_t i = 0; i < c->n; i++)
+			ran_clear(&c->e[i]);
+		c->n = 0;
+	}
+}
+
+void fw__slurm_ended_free(struct fw_slurm *h)
+{
+	struct fw__ran_cache *c = &h->ran;
+
+	for (int32_t i = 0; i < c->n; i++)
+		ran_clear(&c->e[i]);
+	free(c->e);
+	free(c->idx);
+	memset(c, 0, sizeof *c);
+}
+
+/* j's nodes into names from *k, up to ncap, from its cache entry (or,
+ * out of memory, expanded anew); how many it ran on. */
+static int32_t ran_on(struct fw_slurm *h, const slurm_job_info_t *j, char (*names)[FW_NAME_MAX], int32_t ncap,
+		      int32_t *k)
+{
+	struct fw__ran *r;
+	int32_t fit;
+
+	if (!fw__set(j->nodes))
+		return 0;
+	if (!(r = ran_entry(&h->ran, j)))
+		return ran_on_slurm(j, names, ncap, k);
+	fit = ncap - *k < r->n ? ncap - *k : r->n;
+	if (fit > 0)
+		memcpy(names[*k], r->names, (size_t)fit * sizeof *r->names);
+	*k += r->n;
+	return r->n;
+}
+
 static void ended_one(struct fw_slurm *h, const slurm_job_info_t *j, struct fw_backend_ended *e)
 {
 	fw__job_name(h, j, e->job, sizeof e->job);
@@ -273,27 +451,27 @@ static void ended_one(struct fw_slurm *h, const slurm_job_info_t *j, struct fw_b
 int fw_slurm_ended(struct fw_slurm *h, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
 		   int32_t ncap, int32_t *nnames)
 {
-	struct fw_backend_ended e;
 	int32_t n = 0, k = 0;
 
+	h->ran.call++;
 	for (uint32_t i = 0; h->jobs && i < h->jobs->record_count; i++) {
 		const slurm_job_info_t *j = &h->jobs->job_array[i];
-		int32_t ran;
-		if (!listed_ended(h, j))
+		int32_t first = k < ncap ? k : ncap, ran;
+		if (!listed_ended(h, j) || !end_of(j, NULL))
 			continue;
-		memset(&e, 0, sizeof e);
-		if (!end_of(j, &e))
-			continue;
-		e.node_first = k < ncap ? k : ncap;
-		ran = ran_on(j, names, ncap, &k);
-		e.nnodes = e.node_first + ran > ncap ? ncap - e.node_first : ran; /* the names that fit */
-		e.started = ran > 0 ? (fw_time)j->start_time : 0;
-		if (n < cap) {
-			ended_one(h, j, &e);
-			out[n] = e;
+		ran = ran_on(h, j, names, ncap, &k);
+		if (n < cap) { /* in words only where it fits (the count asks none) */
+			struct fw_backend_ended *e = &out[n];
+			memset(e, 0, sizeof *e);
+			end_of(j, e);
+			e->node_first = first;
+			e->nnodes = first + ran > ncap ? ncap - first : ran; /* the names that fit */
+			e->started = ran > 0 ? (fw_time)j->start_time : 0;
+			ended_one(h, j, e);
 		}
 		n++;
 	}
+	ran_sweep(&h->ran);
 	*nnames = k;
 	return n;
 }

@@ -222,6 +222,7 @@ void fw_slurm_close(struct fw_slurm *h)
 	free(h->orphans);
 	free(h->kept);
 	fw__jobfail_free(h->jobfail);
+	fw__slurm_ended_free(h);
 	free(h->qos);
 	free(h->budgets);
 	free(h->unames);

@@ -215,6 +215,36 @@ struct fw__fetched {
 	struct fw__budget_ask budget;
 };
 
+/* The nodes of one ended job, as aside.c's ended() expanded its NodeList
+ * once: kept while Slurm lists the job (MinJobAge after its end), so a
+ * hostlist is expanded once, not twice a daemon cycle (thousands of ended
+ * jobs on a busy cluster: docs/performance.md "Ended jobs on Slurm").
+ * Used for a record only while its job id, end time and NodeList text
+ * are all the entry's. */
+struct fw__ran {
+	uint32_t job;
+	int64_t end;                    /* the record's end_time */
+	char *list;                     /* its NodeList (malloc'd) */
+	char (*names)[FW_NAME_MAX];     /* its nodes, n (malloc'd; NULL: none) */
+	int32_t n;
+	uint64_t seen;                  /* the ended() call that last used it */
+};
+
+/* ended()'s entries (aside.c): e[0 .. n), dense; idx maps a job id to
+ * its entry's index + 1 (0 = empty; open addressing, idx_cap a power of
+ * two, at most half full).  Each ended() call drops the entries it did
+ * not list (jobs Slurm no longer returns): no more entries than ended
+ * jobs in the last read.  Touched by ended() alone (under the daemon's
+ * lock), freed by fw__slurm_ended_free. */
+struct fw__ran_cache {
+	struct fw__ran *e;
+	int32_t n, cap;
+	uint32_t *idx;
+	uint32_t idx_cap;
+	uint64_t call;                  /* ended() calls so far */
+	uint64_t expanded;              /* hostlists expanded so far (tests) */
+};
+
 struct fw_slurm {
 	struct fw_slurm_opts o;
 	char conf[1024];
@@ -281,6 +311,7 @@ struct fw_slurm {
 					 * budget stands) */
 	uint64_t note_gen;              /* the budget_gen it was made for */
 	struct fw__said said;           /* warn.c: what fw_slurm_warn said */
+	struct fw__ran_cache ran;       /* aside.c: ended jobs' nodes */
 };
 
 /* A message a read replaced while a copy still builds from it (read.c). */
@@ -451,6 +482,9 @@ bool fw__slurm_held_back(const slurm_job_info_t *j);
  * fairway's comment on it then writes the record (FW__USER_HOLD_TEXT),
  * which job_submit.lua turns back into fairway's hold at the release. */
 #define FW__STARTED_MARK "fairway: started on "
+/* aside.c: free what ended() keeps of the ended jobs' nodes (struct
+ * fw__ran_cache); the handle's free does it, and so must a test's own. */
+void fw__slurm_ended_free(struct fw_slurm *h);
 /* The comment of a job fairway ends at its run-time limit (apply.c
  * end_at_limit): slurmctld ends it TIMEOUT, which the daemon lists with
  * reason time_limit (aside.c fw_slurm_ended). */

@@ -1105,6 +1105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(h->orphans);
 	free(h->jhash);
 	free(h->thash);
+	fw__slurm_ended_free(h);
 	free(h);
 	free(w);
 	free(buf);

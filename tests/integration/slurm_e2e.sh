@@ -163,8 +163,21 @@ t_gang() {
 }
 
 # ------------------------------------------------------------ 3. drain
+# More demand than the 15 other nodes hold (130 one-GPU jobs, 120 GPUs):
+# once fairway has filled them, gpu003 stays empty while 10 jobs wait.
+# Timed by events, not by how fast sbatch is: with 8 s jobs submitted one
+# by one while fairway ran, a loaded machine's sbatch calls can be too
+# slow to keep 120 GPUs busy (the first jobs end before the last are in:
+# 130 in 8 s is 16 sbatch a second), and one sample a second after the
+# fill could fall between a job's end and the next start.  So every job
+# is in before any starts (held by
+# their user, sbatch --hold, which fairway leaves alone, then one
+# scontrol release), each outlasts the check (100 s, limit 3 min: ended
+# by cancel_all), and the check waits until fairway has logged two more
+# cycles after the fill (the second begun after it), in which it would
+# have placed a waiting job on gpu003.
 t_drain() {
-	local st reason on
+	local st reason on c held ids
 	"$FWS" drain gpu003 "xid 79: GPU fell off the bus" >/dev/null || { bad drain_reason "drain failed"; return; }
 	if "$FWS" drain gpu003 "xid 79: GPU fell off the bus" | grep -q "already drained"; then
 		ok drain_idempotent
@@ -178,14 +191,22 @@ t_drain() {
 		bad drain_reason "state '$st' reason '$reason'"
 	fi
 	fw_start
-	submit 130 team_a 8
-	wait_until 30 'test "$(gpus_of team_a)" -ge 120'
-	sleep 1
-	on=$(squeue -h -t R,PD -w gpu003 -o %i | wc -l)
-	if [ "$on" = 0 ] && [ "$(gpus_of team_a)" = 120 ]; then
-		ok drain_no_new_job
+	submit 130 team_a 100 --hold -t 3 || { bad drain_no_new_job "sbatch failed"; fw_stop; cancel_all; "$FWS" resume gpu003; return; }
+	ids=$(squeue -h -A team_a -t PD -o %i | paste -sd,)
+	scontrol release "$ids" || { bad drain_no_new_job "scontrol release of team_a's jobs failed"; fw_stop; cancel_all; "$FWS" resume gpu003; return; }
+	if ! wait_until 60 'test "$(gpus_of team_a)" -ge 120'; then
+		bad drain_no_new_job "fairway never filled the 120 usable GPUs in 60 s: team_a holds $(gpus_of team_a)"
 	else
-		bad drain_no_new_job "$on jobs on gpu003, team_a holds $(gpus_of team_a) of 120 usable GPUs"
+		c=$(grep -c '^cycle' "$T/fairway.log")
+		wait_until 30 "test \$(grep -c '^cycle' '$T/fairway.log') -ge $((c + 2))" || c=stuck
+		on=$(squeue -h -t R,PD -w gpu003 -o %i | wc -l) held=$(gpus_of team_a)
+		if [ "$c" = stuck ]; then
+			bad drain_no_new_job "fairway logged no 2 cycles in 30 s after filling the GPUs (tail of $T/fairway.log: $(tail -2 "$T/fairway.log"))"
+		elif [ "$on" = 0 ] && [ "$held" = 120 ] && [ "$(pending_of team_a)" = 10 ]; then
+			ok drain_no_new_job
+		else
+			bad drain_no_new_job "$on jobs on gpu003, team_a holds $held of 120 usable GPUs, $(pending_of team_a) of its 130 jobs wait (10 should)"
+		fi
 	fi
 	fw_stop
 	cancel_all

@@ -365,6 +365,7 @@ static void fake_free(struct fake *f)
 	free(f->h->orphans);
 	free(f->h->jhash);
 	free(f->h->thash);
+	fw__slurm_ended_free(f->h);
 	free(f->h);
 	fw_snapshot_free(f->s);
 }
@@ -2556,6 +2557,74 @@ TEST(ended_jobs_are_listed_with_their_nodes_and_hold_none)
 	fake_free(&f);
 }
 
+/* slurmctld keeps thousands of ended jobs on a busy cluster (MinJobAge),
+ * and the daemon asks for them twice a cycle: each job's NodeList is
+ * expanded once while Slurm lists it (its id, end time and NodeList the
+ * same), and the list is the same as the first; a job listed with
+ * another end or NodeList (requeued, ended again) is expanded anew, and
+ * the jobs Slurm no longer lists are dropped: no more kept than listed. */
+TEST(ended_jobs_nodes_are_expanded_once_while_slurm_lists_them)
+{
+	enum { NJ = 100 };
+	struct fake f;
+	struct fw_backend_ended e[NJ];
+	char names[3 * NJ][FW_NAME_MAX], first[3 * NJ][FW_NAME_MAX];
+	char lists[NJ][24];
+	int32_t nn = 0, n1 = 0;
+
+	fake_init(&f, 2, NJ);
+	for (int i = 0; i < NJ; i++) { /* past the cache's first table */
+		if (i % 2)
+			snprintf(lists[i], sizeof lists[i], "gpu[%03d-%03d]", i + 1, i + 2);
+		else
+			snprintf(lists[i], sizeof lists[i], "gpu%03d", i + 1);
+		fake_job(&f.jobs.job_array[i], 1000 + (uint32_t)i, lists[i], "gpu:2(IDX:0-1)", 1);
+		f.jobs.job_array[i].job_state = JOB_COMPLETE;
+		f.jobs.job_array[i].end_time = 900 + i;
+	}
+	ASSERT_EQ(fw_slurm_ended(f.h, NULL, 0, NULL, 0, &nn), NJ); /* the counts */
+	ASSERT_EQ(nn, NJ + NJ / 2);
+	ASSERT_EQ(f.h->ran.expanded, NJ);
+	ASSERT_EQ(f.h->ran.n, NJ);
+	ASSERT_EQ(fw_slurm_ended(f.h, e, NJ, names, 3 * NJ, &n1), NJ); /* the fill: none anew */
+	ASSERT_EQ(n1, nn);
+	ASSERT_EQ(f.h->ran.expanded, NJ);
+	ASSERT_STR_EQ(e[0].job, "1000");
+	ASSERT_EQ(e[0].nnodes, 1);
+	ASSERT_STR_EQ(names[e[0].node_first], "gpu001");
+	ASSERT_STR_EQ(e[99].job, "1099");
+	ASSERT_EQ(e[99].nnodes, 2);
+	ASSERT_STR_EQ(names[e[99].node_first], "gpu100");
+	ASSERT_STR_EQ(names[e[99].node_first + 1], "gpu101");
+	memcpy(first, names, sizeof first);
+	ASSERT_EQ(fw_slurm_ended(f.h, e, 10, names, 12, &n1), NJ); /* cut: the names that fit */
+	ASSERT_EQ(n1, nn);
+	ASSERT_EQ(e[7].node_first, 10);
+	ASSERT_EQ(e[7].nnodes, 2);
+	ASSERT_EQ(e[8].node_first, 12);
+	ASSERT_EQ(e[8].nnodes, 0);
+	ASSERT_EQ(e[9].node_first, 12);
+	ASSERT(!memcmp(first, names, 12 * sizeof names[0]));
+
+	f.jobs.job_array[1].end_time = 2000; /* requeued, ran, ended again */
+	f.jobs.job_array[1].nodes = (char *)"gpu[050-052]";
+	f.jobs.job_array[3].nodes = (char *)"gpu077"; /* the same end, another list */
+	f.jobs.record_count = NJ / 2; /* the rest gone: MinJobAge */
+	ASSERT_EQ(fw_slurm_ended(f.h, e, NJ, names, 3 * NJ, &n1), NJ / 2);
+	ASSERT_EQ(f.h->ran.expanded, NJ + 2);
+	ASSERT_EQ(f.h->ran.n, NJ / 2);
+	ASSERT_EQ(e[1].nnodes, 3);
+	ASSERT_STR_EQ(names[e[1].node_first + 2], "gpu052");
+	ASSERT_EQ(e[3].nnodes, 1);
+	ASSERT_STR_EQ(names[e[3].node_first], "gpu077");
+	ASSERT_STR_EQ(names[e[4].node_first], "gpu005"); /* the others as they were */
+	f.jobs.record_count = 0;
+	ASSERT_EQ(fw_slurm_ended(f.h, e, NJ, names, 3 * NJ, &n1), 0);
+	ASSERT_EQ(f.h->ran.n, 0);
+	f.jobs.record_count = NJ; /* for fake_free */
+	fake_free(&f);
+}
+
 TEST(jobs_left_out_are_listed_aside_with_their_reason)
 {
 	struct fake f;
@@ -3176,4 +3245,4 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between
 	  a_reservation_starts_after_the_jobs_released_onto_its_nodes, an_admins_fairway_named_reservation_is_the_admins,
 	  a_job_slurm_placed_unevenly_is_its_queues, a_partition_that_starts_no_job_gets_no_job,
 	  a_job_of_several_partitions_names_the_managed_one_that_holds_it, setup_warnings_are_said_once_per_change,
-	  ended_jobs_are_listed_with_their_nodes_and_hold_none)
+	  ended_jobs_are_listed_with_their_nodes_and_hold_none, ended_jobs_nodes_are_expanded_once_while_slurm_lists_them)
