@@ -382,6 +382,22 @@ struct fw_backend_ended {
 	int32_t node_first, nnodes;
 };
 
+/* One run of a job that ended between two of the daemon's cycles (done,
+ * failed, cancelled, timeout), for its usage accrual (cycle.c
+ * fw_serve_accrue_users): the GPUs it held from start to end, by its
+ * queue's name and its user.  A cycle's snapshot holds only the jobs
+ * still running, so without these a job's last stretch (from the cycle
+ * before its end to its end) would count for nothing.  From the local
+ * backend's own record of the runs it ended (local.h fw_local_runs), or
+ * from the ended jobs a cluster still lists (fw_backend_ended: Slurm's,
+ * its whole GPUs asked). */
+struct fw_backend_run {
+	char queue[FW_NAME_MAX];
+	char user[FW_NAME_MAX];
+	double gpus;
+	fw_time start, end;
+};
+
 /* The pairs of a job's selectors together: its own and its task groups'. */
 #define FW_BACKEND_SEL_MAX (2 * FW_MAX_LABELS)
 

@@ -238,22 +238,28 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 				      fw_time now);
 int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n);
 /* Each queue's decayed usage aged to s->now, plus the GPU-seconds its
- * running jobs used since its usage_at (from their start when later),
- * copied into the snapshot's queues (qs in skeleton order): one decay
- * per queue and pass, however many jobs it runs.  FW_OK or FW_ENOMEM. */
-int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s);
+ * running jobs used since its usage_at (from their start when later) and
+ * those of its runs that ended since (runs: backend.h fw_backend_run, by
+ * queue name; to their end), each second decayed from its own time, so
+ * that one history gives one usage whatever the cycle period; copied
+ * into the snapshot's queues (qs in skeleton order): one decay per queue
+ * and pass, however many jobs it runs.  FW_OK or FW_ENOMEM. */
+struct fw_backend_run;
+int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s,
+			  const struct fw_backend_run *runs, int32_t nruns);
 /* The backend's usage (its usage op wrote it into s's queues and
  * user_usage) taken as the daemon's: each queue's usage and the users'
  * table (replaced), decayed to s->now; s's queues too.  FW_OK/FW_ENOMEM. */
 int fw_serve_adopt_usage(struct fw_user_use **u, int32_t *n, int32_t *cap, struct fw_queue_spec *qs, int32_t nq,
 			 struct fw_snapshot *s);
 /* The same for each user of a queue (*u, *n, *cap: the daemon's table, by
- * queue then user; an entry is made at a user's first running job in a
- * queue, from the queue's last pass, qs's usage_at before
- * fw_serve_accrue_usage moves it), then the users' entries of queues
- * that still exist appended to s->user_usage.  FW_OK or FW_ENOMEM. */
+ * queue then user; an entry is made at a user's first running job or
+ * run to count in a queue, from the queue's last pass, qs's usage_at
+ * before fw_serve_accrue_usage moves it), then the users' entries of
+ * queues that still exist appended to s->user_usage.  FW_OK or
+ * FW_ENOMEM. */
 int fw_serve_accrue_users(struct fw_user_use **u, int32_t *n, int32_t *cap, const struct fw_queue_spec *qs,
-			  int32_t nq, struct fw_snapshot *s);
+			  int32_t nq, struct fw_snapshot *s, const struct fw_backend_run *runs, int32_t nruns);
 int fw_serve_queue_index(const struct fw_serve *d, const char *name);
 int fw_serve_rsv_index(const struct fw_serve *d, const char *id);
 int fw_serve_health_index(const struct fw_serve *d, const char *node);
