@@ -347,6 +347,39 @@ void fw_serve_view_ended(json_t *v, const struct fw_backend_ended *e, int32_t n,
 json_t *fw_serve_job_view(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_backend_action *acts,
 			  const int *status, int32_t nacts, const char *name);
 
+/* A job the last plan does not describe, as the API shows it: an ended
+ * job the cluster still lists (backend.h fw_backend_ended: view.c
+ * fw_serve_view_ended) and a local job that ended, or is newer than the
+ * plan (api.c local_job_json).  One record for both and one builder
+ * (fw_serve_job_record_json), so that the two shapes cannot drift: each
+ * member has one name, one type and one place, whichever backend's job
+ * it is. */
+struct fw_serve_job_record {
+	const char *name, *queue, *user, *state;
+	int64_t gpus;           /* the GPUs it asked; -1 unknown: no "gpus" */
+	fw_time submitted;
+	json_t *more;           /* members after "submitTime" (the local
+				 * backend's job as submitted: runtime,
+				 * priority, tasks, ..., timeLimit), taken
+				 * by the builder; NULL: none */
+	fw_time started;        /* 0: no "startTime" (it never ran, or it
+				 * waits again) */
+	json_t *nodes;          /* where it runs or ran, an array of names,
+				 * taken by the builder; NULL: no "nodes" */
+	fw_time expected_end;   /* a running job's; 0: none */
+	bool ended;             /* "endTime": end */
+	fw_time end;
+	int32_t exit_code;      /* -1: no "exitCode" (beside more's) */
+	const char *reason;     /* NULL or "": none */
+	const char *text;       /* "reasonText"; NULL or "": none */
+	const char *array_of;   /* "arrayOf"; NULL or "": none */
+};
+/* view.c: r as JSON, members in this order: name, queue, user, state,
+ * gpus, submitTime, more's, startTime, nodes, expectedEnd, endTime,
+ * exitCode, reason, reasonText, arrayOf; NULL without memory (r's more
+ * and nodes let go either way). */
+json_t *fw_serve_job_record_json(struct fw_serve_job_record *r);
+
 /* view.c: a job's "gpuAmount" into o, when one of its task groups takes
  * a fraction of a GPU (gpuFraction): its GPUs with each such share counted
  * as that fraction (0.5), as the plan counts them, where "gpus" counts
