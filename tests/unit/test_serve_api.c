@@ -2044,6 +2044,59 @@ TEST(a_job_that_ends_between_cycles_counts_to_its_end)
 	ASSERT(fabs(q1 - q10) < 1e-9 && fabs(u1 - u10) < 1e-9);
 }
 
+/* An ended job reads the same whichever backend ended it: a local job
+ * done (GET /v1/jobs/a, api.c) and a cluster's ended job of the same
+ * facts (backend.h fw_backend_ended, view.c) share one record and one
+ * builder, so every member the cluster's has, the local one has too,
+ * with the same value, in the same order. */
+TEST(an_ended_job_has_one_shape_whichever_backend_ended_it)
+{
+	struct served f;
+	struct fw_backend_ended e;
+	const char names[1][FW_NAME_MAX] = { "n0" };
+	char body[8192];
+	json_t *local, *view = json_pack("{s:{}}", "jobs"), *ended, *v;
+	const char *key;
+	void *it;
+	int n = 0;
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"user\":\"ann\",\"runtime\":10,\"tasks\":[{\"gpus\":2}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* a runs from 5000 */
+	fixed_now = 5020;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* done at 5010 */
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 200);
+	ASSERT((local = json_loads(body, 0, NULL)) != NULL);
+	ASSERT_STR_EQ(json_string_value(json_object_get(local, "state")), "done");
+	memset(&e, 0, sizeof e);
+	snprintf(e.job, sizeof e.job, "a");
+	snprintf(e.queue, sizeof e.queue, "q");
+	snprintf(e.user, sizeof e.user, "ann");
+	snprintf(e.state, sizeof e.state, "done");
+	e.gpus = 2;
+	e.submitted = e.started = 5000;
+	e.ended = 5010;
+	e.exit_code = 0;
+	e.nnodes = 1;
+	fw_serve_view_ended(view, &e, 1, names);
+	ASSERT((ended = json_object_get(json_object_get(view, "ended"), "a")) != NULL);
+	it = json_object_iter(local);
+	json_object_foreach(ended, key, v) { /* in the local job's order, a subsequence of it */
+		while (it && strcmp(json_object_iter_key(it), key))
+			it = json_object_iter_next(local, it);
+		if (!it)
+			FW_TEST__FAIL("member %s of the cluster's ended job: not in the local job's, or out of order (%s)",
+				      key, body);
+		if (!json_equal(json_object_iter_value(it), v))
+			FW_TEST__FAIL("member %s differs: the local job's %s", key, body);
+		n++;
+	}
+	ASSERT_EQ(n, 10); /* name queue user state gpus submitTime startTime nodes endTime exitCode */
+	json_decref(local);
+	json_decref(view);
+	served_down(&f);
+}
+
 TEST(a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle)
 {
 	struct served f;
@@ -3486,6 +3539,7 @@ TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_evi
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
 	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_cycle_fetches_its_read_without_the_state_lock,
 	  a_job_cancelled_while_the_world_is_built_is_never_started, a_job_that_ends_between_cycles_counts_to_its_end,
+	  an_ended_job_has_one_shape_whichever_backend_ended_it,
 	  a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it,
