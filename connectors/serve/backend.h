@@ -574,9 +574,12 @@ struct fw_backend_ops {
 	 * (NULL with ncap 0; a job whose names are past ncap gets those that
 	 * fit); returns how many jobs there are (past cap too), *nnames the
 	 * names they need in all, or a negative fw_err.  Called under the
-	 * lock with aside(), after the same read; no RPC of its own.  NULL:
-	 * the daemon lists no ended job of the backend's (the local backend
-	 * keeps its own, local.h). */
+	 * lock right after each cycle's read() or capture() (a dry run's
+	 * too), from that read; no RPC of its own.  The daemon lists them,
+	 * and its own usage accrual (usage NULL or FW_ENOENT) counts those
+	 * that ran to their end (fw_backend_run).  NULL: the daemon lists no
+	 * ended job of the backend's (the local backend keeps its own,
+	 * local.h). */
 	int (*ended)(struct fw_backend *b, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
 		     int32_t ncap, int32_t *nnames);
 	/* With ended: how long the cluster lists an ended job, and where to

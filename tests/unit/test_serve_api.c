@@ -2097,6 +2097,64 @@ TEST(an_ended_job_has_one_shape_whichever_backend_ended_it)
 	served_down(&f);
 }
 
+/* A cluster's ended jobs (backend.h ended, as Slurm lists them for
+ * MinJobAge): x (bob, 3 GPUs) ran from 4990 to 5005; y never ran; z's
+ * queue is none of the daemon's; w's GPUs are unknown. */
+static int listed_ended(struct fw_backend *b, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
+			int32_t ncap, int32_t *nnames)
+{
+	static const struct { const char *job, *queue; int64_t gpus; fw_time started; } e[] = {
+		{ "x", "q", 3, 4990 }, { "y", "q", 3, 0 }, { "z", "nope", 3, 4990 }, { "w", "q", -1, 4990 },
+	};
+	(void)b, (void)names, (void)ncap;
+	for (int32_t i = 0; i < 4 && i < cap; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		snprintf(out[i].job, sizeof out[i].job, "%s", e[i].job);
+		snprintf(out[i].queue, sizeof out[i].queue, "%s", e[i].queue);
+		snprintf(out[i].user, sizeof out[i].user, "bob");
+		snprintf(out[i].state, sizeof out[i].state, "done");
+		out[i].gpus = e[i].gpus;
+		out[i].submitted = 4980;
+		out[i].started = e[i].started;
+		out[i].ended = 5005;
+		out[i].exit_code = 0;
+	}
+	*nnames = 0;
+	return 4;
+}
+
+/* The daemon's own usage (no usage op, as Slurm's with usage=own) counts
+ * the ended jobs the cluster still lists to their end: x's 3 GPUs from
+ * the usage's start (5000, the daemon's open) to 5005, in q and bob's in
+ * it, once however many cycles list it; y, z and w add nothing. */
+TEST(a_clusters_ended_jobs_count_to_their_end_in_the_daemons_usage)
+{
+	struct served f;
+	struct fw_backend_ops ops;
+	double h = 7.0 * 24 * 3600, want = held(3, 5000, 5005, 5010, h), bob = -1;
+	int q;
+
+	served_up(&f);
+	ops = fw_backend_local;
+	ops.name = "remote";
+	ops.ended = listed_ended;
+	f.d.bops = &ops;
+	fixed_now = 5010;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT((q = fw_serve_queue_index(&f.d, "q")) >= 0);
+	ASSERT(fabs(f.d.queues[q].usage - want) < 1e-6 && want > 14.99);
+	for (int32_t k = 0; k < f.d.nusers; k++)
+		if (!strcmp(f.d.users[k].queue, "q") && !strcmp(f.d.users[k].user, "bob"))
+			bob = f.d.users[k].usage;
+	ASSERT(fabs(bob - want) < 1e-9);
+	ASSERT_EQ(f.d.nusers, 1);
+	fixed_now = 5020; /* listed again: only the decay */
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT(fabs(f.d.queues[q].usage - want * exp2(-10 / h)) < 1e-9);
+	f.d.bops = &fw_backend_local;
+	served_down(&f);
+}
+
 TEST(a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle)
 {
 	struct served f;
@@ -3539,7 +3597,7 @@ TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_evi
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
 	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_cycle_fetches_its_read_without_the_state_lock,
 	  a_job_cancelled_while_the_world_is_built_is_never_started, a_job_that_ends_between_cycles_counts_to_its_end,
-	  an_ended_job_has_one_shape_whichever_backend_ended_it,
+	  an_ended_job_has_one_shape_whichever_backend_ended_it, a_clusters_ended_jobs_count_to_their_end_in_the_daemons_usage,
 	  a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it,
