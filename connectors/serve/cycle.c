@@ -18,7 +18,9 @@
  *               handle to build on, copy.c),
  *               the local backend's list of restarted jobs' submitted
  *               runtimes, for the view (after a read; from the copy
- *               after a capture), health reports and windows copied,
+ *               after a capture), the backend's ended jobs (ended())
+ *               and the runs that ended since the usage last accrued
+ *               (take_runs), health reports and windows copied,
  *               usage accrued (after a capture: copies of the queues' and
  *               users' usage, accrued after the lock and made the
  *               model's by the apply, adopt_copies); copies of the
