@@ -995,12 +995,13 @@ static fw_time time_limit(const struct fw_serve *d, const struct fw_backend_job 
 	return m;
 }
 
-/* A running local job's nodes and expected end, as the view gives them
- * (view.c job_nodes, expected_end): its placements' nodes in order, and
- * start + the rest of its runtime (less what checkpoints saved), or +
- * its time limit when that is shorter or it has no runtime; none with
+/* A running local job's nodes and expected end (r's), as the view gives
+ * them (view.c job_nodes, expected_end): its placements' nodes in order,
+ * and start + the rest of its runtime (less what checkpoints saved), or
+ * + its time limit when that is shorter or it has no runtime; none with
  * neither. */
-static void local_run_fields(const struct fw_serve *d, const struct fw_backend_job *j, fw_time start, json_t *o)
+static void local_run_fields(const struct fw_serve *d, const struct fw_backend_job *j, fw_time start,
+			     struct fw_serve_job_record *r)
 {
 	const struct fw_backend_placement *pl;
 	int32_t n;
@@ -1008,36 +1009,35 @@ static void local_run_fields(const struct fw_serve *d, const struct fw_backend_j
 
 	if (fw_local_job_run(d->be, j->job.name, &pl, &n, &kept) != FW_OK)
 		return;
-	json_t *nodes = json_array();
-	for (int32_t k = 0; k < n; k++)
+	r->nodes = json_array();
+	for (int32_t k = 0; r->nodes && k < n; k++)
 		if (fw_serve_node_index(d, pl[k].node) >= 0 && (k == 0 || strcmp(pl[k].node, pl[k - 1].node)))
-			json_array_append_new(nodes, json_string(pl[k].node));
-	json_object_set_new(o, "nodes", nodes);
+			json_array_append_new(r->nodes, json_string(pl[k].node));
 	if (rt > 0) {
 		rt -= kept;
-		json_object_set_new(o, "expectedEnd", json_integer(start + (m > 0 && m < rt ? m : rt)));
+		r->expected_end = start + (m > 0 && m < rt ? m : rt);
 	} else if (m > 0) {
-		json_object_set_new(o, "expectedEnd", json_integer(start + m));
+		r->expected_end = start + m;
 	}
 }
 
 /* An ended local job's nodes: those of its last run (local.h
  * fw_local_job_ran), in order, each once, as a running job's; kept
  * whether or not the fleet still has them, since where it ran is
- * history.  None for one that never ran (cancelled while it first
+ * history.  NULL for one that never ran (cancelled while it first
  * waited). */
-static void local_ran_field(const struct fw_serve *d, const struct fw_backend_job *j, json_t *o)
+static json_t *local_ran_nodes(const struct fw_serve *d, const struct fw_backend_job *j)
 {
 	const struct fw_backend_placement *pl;
 	int32_t n;
+	json_t *nodes;
 
-	if (fw_local_job_ran(d->be, j->job.name, &pl, &n) != FW_OK || n == 0)
-		return;
-	json_t *nodes = json_array();
+	if (fw_local_job_ran(d->be, j->job.name, &pl, &n) != FW_OK || n == 0 || !(nodes = json_array()))
+		return NULL;
 	for (int32_t k = 0; k < n; k++)
 		if (k == 0 || strcmp(pl[k].node, pl[k - 1].node))
 			json_array_append_new(nodes, json_string(pl[k].node));
-	json_object_set_new(o, "nodes", nodes);
+	return nodes;
 }
 
 /* Has the local job bj what its view, built from the snapshot, cannot
@@ -1070,37 +1070,36 @@ static void local_members(json_t *j, const struct fw_backend_job *bj, const stru
 }
 
 /* A local job the last plan did not see (ended, or newer than the plan):
- * what the local backend knows of it.  Active, it has the timeLimit the
- * view would give it (view.c); running, its nodes and expected end;
- * ended, the nodes it last ran on. */
+ * what the local backend knows of it, in the record Slurm's ended jobs
+ * share (serve_int.h fw_serve_job_record).  Its members as submitted;
+ * active, the timeLimit the view would give it (view.c); running, its
+ * nodes and expected end; ended, the nodes it last ran on. */
 static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_job *j, const char *state,
 			      fw_time submit, fw_time start, fw_time end)
 {
 	bool active = !strcmp(state, "pending") || !strcmp(state, "running");
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:i}", "name", j->job.name, "queue", j->queue, "user",
-			      j->job.user, "state", state, "gpus", (json_int_t)fw_job_gpus(&j->job), "submitTime",
-			      (json_int_t)submit, "runtime", (json_int_t)j->job.expected_runtime, "priority",
-			      j->job.priority);
+	bool exited = !strcmp(state, "done") || !strcmp(state, "failed");
+	struct fw_serve_job_record r = {
+		.name = j->job.name, .queue = j->queue, .user = j->job.user, .state = state,
+		.gpus = fw_job_gpus(&j->job), .submitted = submit,
+		.more = json_pack("{s:I,s:i}", "runtime", (json_int_t)j->job.expected_runtime, "priority",
+				  j->job.priority),
+		.started = strcmp(state, "pending") ? start : 0, /* one cancelled while pending never started */
+		.ended = !active, .end = end, .exit_code = exited ? j->exit_code : -1,
+		.reason = unseen_reason(state), .array_of = j->array_of,
+	};
 
-	fw_serve_gpu_amount(o, &j->job);
-	local_members(o, j, &d->fleet->topology); /* as submitted, as a view's entry shows it (listed_job) */
+	if (!r.more)
+		return NULL;
+	fw_serve_gpu_amount(r.more, &j->job);
+	local_members(r.more, j, &d->fleet->topology); /* as submitted, as a view's entry shows it (listed_job) */
 	if (active && time_limit(d, j) > 0)
-		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, j)));
-	if (strcmp(state, "pending") && start > 0) /* one cancelled while pending never started */
-		json_object_set_new(o, "startTime", json_integer(start));
+		json_object_set_new(r.more, "timeLimit", json_integer(time_limit(d, j)));
 	if (!strcmp(state, "running"))
-		local_run_fields(d, j, start, o);
-	if (!active) {
-		local_ran_field(d, j, o);
-		json_object_set_new(o, "endTime", json_integer(end));
-	}
-	if (!strcmp(state, "done") || !strcmp(state, "failed"))
-		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
-	if (unseen_reason(state))
-		json_object_set_new(o, "reason", json_string(unseen_reason(state)));
-	if (j->array_of[0])
-		json_object_set_new(o, "arrayOf", json_string(j->array_of));
-	return o;
+		local_run_fields(d, j, start, &r);
+	else if (!active)
+		r.nodes = local_ran_nodes(d, j);
+	return fw_serve_job_record_json(&r);
 }
 
 /* Is the view's entry j of the local job submitted at submit?  Not when

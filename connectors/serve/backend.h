@@ -382,6 +382,22 @@ struct fw_backend_ended {
 	int32_t node_first, nnodes;
 };
 
+/* One run of a job that ended between two of the daemon's cycles (done,
+ * failed, cancelled, timeout), for its usage accrual (cycle.c
+ * fw_serve_accrue_users): the GPUs it held from start to end, by its
+ * queue's name and its user.  A cycle's snapshot holds only the jobs
+ * still running, so without these a job's last stretch (from the cycle
+ * before its end to its end) would count for nothing.  From the local
+ * backend's own record of the runs it ended (local.h fw_local_runs), or
+ * from the ended jobs a cluster still lists (fw_backend_ended: Slurm's,
+ * its whole GPUs asked). */
+struct fw_backend_run {
+	char queue[FW_NAME_MAX];
+	char user[FW_NAME_MAX];
+	double gpus;
+	fw_time start, end;
+};
+
 /* The pairs of a job's selectors together: its own and its task groups'. */
 #define FW_BACKEND_SEL_MAX (2 * FW_MAX_LABELS)
 
@@ -558,9 +574,12 @@ struct fw_backend_ops {
 	 * (NULL with ncap 0; a job whose names are past ncap gets those that
 	 * fit); returns how many jobs there are (past cap too), *nnames the
 	 * names they need in all, or a negative fw_err.  Called under the
-	 * lock with aside(), after the same read; no RPC of its own.  NULL:
-	 * the daemon lists no ended job of the backend's (the local backend
-	 * keeps its own, local.h). */
+	 * lock right after each cycle's read() or capture() (a dry run's
+	 * too), from that read; no RPC of its own.  The daemon lists them,
+	 * and its own usage accrual (usage NULL or FW_ENOENT) counts those
+	 * that ran to their end (fw_backend_run).  NULL: the daemon lists no
+	 * ended job of the backend's (the local backend keeps its own,
+	 * local.h). */
 	int (*ended)(struct fw_backend *b, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
 		     int32_t ncap, int32_t *nnames);
 	/* With ended: how long the cluster lists an ended job, and where to

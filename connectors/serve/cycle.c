@@ -18,7 +18,9 @@
  *               handle to build on, copy.c),
  *               the local backend's list of restarted jobs' submitted
  *               runtimes, for the view (after a read; from the copy
- *               after a capture), health reports and windows copied,
+ *               after a capture), the backend's ended jobs (ended())
+ *               and the runs that ended since the usage last accrued
+ *               (take_runs), health reports and windows copied,
  *               usage accrued (after a capture: copies of the queues' and
  *               users' usage, accrued after the lock and made the
  *               model's by the apply, adopt_copies); copies of the
@@ -83,6 +85,7 @@
  * unhealthy stays UNHEALTHY throughout and is never released for the
  * window's sake: the report, not the window, decides.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +135,9 @@ struct taken {
 					 * ended), for the view */
 	int32_t nended;
 	char (*ended_nodes)[FW_NAME_MAX]; /* their nodes' names */
+	struct fw_backend_run *runs;    /* the runs that ended since the
+					 * usage last accrued (take_runs) */
+	int32_t nruns;
 	struct fw_local_runtime *rt;    /* the local backend's restarted jobs'
 					 * submitted runtimes, for the view */
 	int32_t nrt;
@@ -431,46 +437,120 @@ static int qname_cmp(const void *a, const void *b)
 	return strcmp(((const struct qname *)a)->name, ((const struct qname *)b)->name);
 }
 
-int fw_serve_accrue_users(struct fw_user_use **u, int32_t *n, int32_t *cap, const struct fw_queue_spec *qs,
-			  int32_t nq, struct fw_snapshot *s)
+/* The GPU-seconds g GPUs held from `from` to `to` add to a decayed
+ * usage as of now (half-life h; h <= 0: undecayed): each second of it
+ * decayed from its own time, the integral the simulator takes too
+ * (sim/des.c accrue_to).  So how the time is cut into cycles changes
+ * nothing: held from a to c then decayed to b, plus c to b, is held from
+ * a to b. */
+#define LN2 0.69314718055994531
+static double held_for(double g, fw_time from, fw_time to, fw_time now, double h)
 {
-	double h = s->config.usage_half_life_s, *add;
-	struct qname *byname;
-	int rc = FW_OK;
+	if (g <= 0 || to <= from)
+		return 0;
+	if (h <= 0)
+		return g * (double)(to - from);
+	/* 2^-(now-to)/h - 2^-(now-from)/h, without the difference of two
+	 * numbers near 1 (h is days, the stretch seconds) */
+	return g * h / LN2 * exp2(-(double)(now - to) / h) * -expm1(-(double)(to - from) * LN2 / h);
+}
 
-	for (int32_t i = 0; i < s->njobs; i++) { /* an entry for each running job's user */
+/* The queues by name, for the runs (by their queue's name): nq + 1 of
+ * them sorted, NULL on no memory. */
+static struct qname *queues_by_name(const struct fw_queue_spec *qs, int32_t nq)
+{
+	struct qname *byname = malloc(((size_t)nq + 1) * sizeof *byname);
+
+	for (int32_t q = 0; byname && q < nq; q++)
+		byname[q] = (struct qname){ qs[q].name, q };
+	if (byname)
+		qsort(byname, (size_t)nq, sizeof *byname, qname_cmp);
+	return byname;
+}
+
+/* The queue named name (qs order), or -1. */
+static int32_t queue_named(const struct qname *byname, int32_t nq, const char *name)
+{
+	struct qname key = { name, 0 };
+	const struct qname *f = nq ? bsearch(&key, byname, (size_t)nq, sizeof *byname, qname_cmp) : NULL;
+
+	return f ? f->q : -1;
+}
+
+/* Run r's stretch that usage as of `since` has not counted: from its
+ * start, or since when later, to its end (now at the latest: a run the
+ * clock puts after now counts the rest at the next pass). */
+static double run_for(const struct fw_backend_run *r, fw_time since, fw_time now, double h)
+{
+	fw_time from = r->start > since ? r->start : since;
+
+	return held_for(r->gpus, from, r->end < now ? r->end : now, now, h);
+}
+
+/* Phase 1 of the users' accrual: an entry for each user with a running
+ * job or a run to count, made (usage 0) as of its queue's last pass. */
+static int user_entries(struct fw_user_use **u, int32_t *n, int32_t *cap, const struct fw_queue_spec *qs,
+			int32_t nq, const struct qname *byname, const struct fw_snapshot *s,
+			const struct fw_backend_run *runs, int32_t nruns)
+{
+	for (int32_t i = 0; i < s->njobs; i++) {
 		const struct fw_job *j = &s->jobs[i];
 		if (j->state == FW_JOB_RUNNING && j->queue >= 0 && j->queue < nq &&
 		    !user_use(u, n, cap, qs[j->queue].name, j->user, qs[j->queue].usage_at))
 			return FW_ENOMEM;
 	}
-	add = calloc((size_t)*n + 1, sizeof *add);
-	byname = malloc(((size_t)nq + 1) * sizeof *byname);
-	if (!add || !byname) {
-		free(add), free(byname);
-		return FW_ENOMEM;
+	for (int32_t i = 0; i < nruns; i++) {
+		int32_t q = queue_named(byname, nq, runs[i].queue);
+		if (q >= 0 && runs[i].end > qs[q].usage_at && runs[i].gpus > 0 &&
+		    !user_use(u, n, cap, qs[q].name, runs[i].user, qs[q].usage_at))
+			return FW_ENOMEM;
 	}
-	for (int32_t i = 0; i < s->njobs; i++) { /* their new use */
+	return FW_OK;
+}
+
+/* Phase 2: what each entry's running jobs and runs add (add[k] for
+ * entry k), decayed to s->now. */
+static void users_add(struct fw_user_use **u, int32_t *n, int32_t *cap, const struct fw_queue_spec *qs, int32_t nq,
+		      const struct qname *byname, const struct fw_snapshot *s, const struct fw_backend_run *runs,
+		      int32_t nruns, double *add)
+{
+	double h = s->config.usage_half_life_s;
+
+	for (int32_t i = 0; i < s->njobs; i++) {
 		const struct fw_job *j = &s->jobs[i];
 		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
 			continue;
-		double gpus = held_gpus(s, j);
 		struct fw_user_use *e = user_use(u, n, cap, qs[j->queue].name, j->user, 0);
 		fw_time from = j->start_time > e->usage_at ? j->start_time : e->usage_at;
-		if (s->now > from)
-			add[e - *u] += gpus * (double)(s->now - from);
+		add[e - *u] += held_for(held_gpus(s, j), from, s->now, s->now, h);
 	}
-	for (int32_t q = 0; q < nq; q++)
-		byname[q] = (struct qname){ qs[q].name, q };
-	qsort(byname, (size_t)nq, sizeof *byname, qname_cmp);
+	for (int32_t i = 0; i < nruns; i++) {
+		int32_t q = queue_named(byname, nq, runs[i].queue);
+		if (q < 0 || runs[i].end <= qs[q].usage_at || runs[i].gpus <= 0)
+			continue; /* as user_entries: no entry made */
+		struct fw_user_use *e = user_use(u, n, cap, qs[q].name, runs[i].user, 0);
+		add[e - *u] += run_for(&runs[i], e->usage_at, s->now, h);
+	}
+}
+
+int fw_serve_accrue_users(struct fw_user_use **u, int32_t *n, int32_t *cap, const struct fw_queue_spec *qs,
+			  int32_t nq, struct fw_snapshot *s, const struct fw_backend_run *runs, int32_t nruns)
+{
+	double h = s->config.usage_half_life_s, *add = NULL;
+	struct qname *byname = queues_by_name(qs, nq);
+	int rc = byname ? user_entries(u, n, cap, qs, nq, byname, s, runs, nruns) : FW_ENOMEM;
+
+	if (rc == FW_OK && !(add = calloc((size_t)*n + 1, sizeof *add)))
+		rc = FW_ENOMEM;
+	if (rc == FW_OK)
+		users_add(u, n, cap, qs, nq, byname, s, runs, nruns, add);
 	for (int32_t k = 0; k < *n && rc == FW_OK; k++) { /* one decay each; the snapshot's copy */
 		struct fw_user_use *e = &(*u)[k];
 		e->usage = fw_usage_decay(e->usage, e->usage_at, s->now, h) + add[k];
 		e->usage_at = s->now;
-		struct qname key = { e->queue, 0 };
-		const struct qname *f = nq ? bsearch(&key, byname, (size_t)nq, sizeof *byname, qname_cmp) : NULL;
-		if (f) {
-			struct fw_user_usage x = { .queue = f->q, .usage = e->usage, .usage_at = e->usage_at };
+		int32_t q = queue_named(byname, nq, e->queue);
+		if (q >= 0) {
+			struct fw_user_usage x = { .queue = q, .usage = e->usage, .usage_at = e->usage_at };
 			memcpy(x.user, e->user, sizeof x.user);
 			if (fw_snapshot_add_user_usage(s, &x) < 0)
 				rc = FW_ENOMEM;
@@ -505,38 +585,57 @@ int fw_serve_adopt_usage(struct fw_user_use **u, int32_t *n, int32_t *cap, struc
 	return FW_OK;
 }
 
-/* The GPU-seconds each queue's running jobs held up to s->now, added to
- * add[q] (nq entries): from qs[q].usage_at (qs NULL: from one time,
- * from0), or from the job's start when later.  The decayed usage and
- * /metrics' GPU-hours (count_gpu_time) accrue the same way. */
-static void held_since(const struct fw_snapshot *s, const struct fw_queue_spec *qs, fw_time from0, int32_t nq,
-		       double *add)
+/* The GPU-seconds each queue's running jobs held since from0 (from their
+ * start when later) up to s->now, and its runs up to their end, added to
+ * add[q] (nq entries), undecayed: /metrics' GPU-hours (count_gpu_time),
+ * counted as the decayed usage is (fw_serve_accrue_usage). */
+static void held_since(const struct fw_snapshot *s, fw_time from0, int32_t nq, const struct fw_backend_run *runs,
+		       int32_t nruns, double *add)
 {
 	for (int32_t i = 0; i < s->njobs; i++) {
 		const struct fw_job *j = &s->jobs[i];
 		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
 			continue;
-		fw_time since = qs ? qs[j->queue].usage_at : from0; /* skeleton order = model order */
-		fw_time from = j->start_time > since ? j->start_time : since;
-		if (s->now > from)
-			add[j->queue] += held_gpus(s, j) * (double)(s->now - from);
+		add[j->queue] += held_for(held_gpus(s, j), j->start_time > from0 ? j->start_time : from0, s->now,
+					  s->now, 0);
+	}
+	for (int32_t i = 0; i < nruns; i++) {
+		int q = fw_snapshot_find_queue(s, runs[i].queue);
+		if (q >= 0 && q < nq)
+			add[q] += run_for(&runs[i], from0, s->now, 0);
 	}
 }
 
-int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s)
+int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s,
+			  const struct fw_backend_run *runs, int32_t nruns)
 {
 	double h = s->config.usage_half_life_s, *add = calloc((size_t)nq + 1, sizeof *add);
+	struct qname *byname = queues_by_name(qs, nq);
 
-	if (!add)
+	if (!add || !byname) {
+		free(add), free(byname);
 		return FW_ENOMEM;
-	held_since(s, qs, 0, nq, add); /* each queue's new use, first */
+	}
+	for (int32_t i = 0; i < s->njobs; i++) { /* each queue's new use, first */
+		const struct fw_job *j = &s->jobs[i];
+		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
+			continue;
+		fw_time since = qs[j->queue].usage_at; /* skeleton order = model order */
+		add[j->queue] += held_for(held_gpus(s, j), j->start_time > since ? j->start_time : since, s->now,
+					  s->now, h);
+	}
+	for (int32_t i = 0; i < nruns; i++) {
+		int32_t q = queue_named(byname, nq, runs[i].queue);
+		if (q >= 0)
+			add[q] += run_for(&runs[i], qs[q].usage_at, s->now, h);
+	}
 	for (int32_t q = 0; q < nq; q++) { /* then one decay per queue */
 		qs[q].usage = fw_usage_decay(qs[q].usage, qs[q].usage_at, s->now, h) + add[q];
 		qs[q].usage_at = s->now;
 		s->queues[q].usage = qs[q].usage;
 		s->queues[q].usage_at = s->now;
 	}
-	free(add);
+	free(add), free(byname);
 	return FW_OK;
 }
 
@@ -544,7 +643,7 @@ int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapsh
  * accrued, into qs and the users' table *u (the daemon's own, or, for a
  * dry run, copies that are thrown away after), and into the snapshot. */
 static int take_usage(struct fw_serve *d, struct fw_queue_spec *qs, struct fw_user_use **u, int32_t *n, int32_t *cap,
-		      struct fw_snapshot *s)
+		      struct fw_snapshot *s, const struct fw_backend_run *runs, int32_t nruns)
 {
 	struct fw_diag dg;
 	int rc;
@@ -553,8 +652,8 @@ static int take_usage(struct fw_serve *d, struct fw_queue_spec *qs, struct fw_us
 	rc = d->bops->usage ? d->bops->usage(d->be, s, &dg) : FW_ENOENT;
 	if (rc == FW_OK)
 		return fw_serve_adopt_usage(u, n, cap, qs, d->nqueues, s);
-	if (rc == FW_ENOENT && (rc = fw_serve_accrue_users(u, n, cap, qs, d->nqueues, s)) == FW_OK)
-		rc = fw_serve_accrue_usage(qs, d->nqueues, s);
+	if (rc == FW_ENOENT && (rc = fw_serve_accrue_users(u, n, cap, qs, d->nqueues, s, runs, nruns)) == FW_OK)
+		rc = fw_serve_accrue_usage(qs, d->nqueues, s, runs, nruns);
 	return rc;
 }
 
@@ -582,7 +681,7 @@ static int take_usage_dry(struct fw_serve *d, struct taken *t)
 {
 	int rc = copy_usage(d, t);
 
-	return rc == FW_OK ? take_usage(d, t->qs, &t->users, &t->nusers, &t->capu, t->s) : rc;
+	return rc == FW_OK ? take_usage(d, t->qs, &t->users, &t->nusers, &t->capu, t->s, t->runs, t->nruns) : rc;
 }
 
 /* A split read's usage, under the lock: the backend's, where its cluster
@@ -609,9 +708,9 @@ static int take_usage_split(struct fw_serve *d, struct taken *t)
  * it: the daemon's own accrual from the built snapshot. */
 static int accrue_copies(struct taken *t)
 {
-	int rc = fw_serve_accrue_users(&t->users, &t->nusers, &t->capu, t->qs, t->nq, t->s);
+	int rc = fw_serve_accrue_users(&t->users, &t->nusers, &t->capu, t->qs, t->nq, t->s, t->runs, t->nruns);
 
-	return rc == FW_OK ? fw_serve_accrue_usage(t->qs, t->nq, t->s) : rc;
+	return rc == FW_OK ? fw_serve_accrue_usage(t->qs, t->nq, t->s, t->runs, t->nruns) : rc;
 }
 
 /* At the apply, the model unmoved since the take (its generation): the
@@ -658,9 +757,12 @@ static int by_end(const void *a, const void *b)
 }
 
 /* The ended jobs the backend's read() saw (backend.h ended), with their
- * nodes, for the view to list (after the same read as aside's), in the
- * order they ended.  A failure lists none: they are only shown, and hold
- * nothing. */
+ * nodes, for the view to list and the usage to count to their end
+ * (take_runs), in the order they ended; right after the read or the
+ * capture (whose messages an apply that adopts its build still has:
+ * equal generations, equal messages).  A failure lists none: they are
+ * shown, and hold nothing; their usage then stops at the last cycle that
+ * saw them run, as it did before they were read. */
 static void backend_ended(struct fw_serve *d, struct taken *t)
 {
 	int32_t names = 0, k = 0, n = d->bops->ended(d->be, NULL, 0, NULL, 0, &names), cap = n;
@@ -674,19 +776,63 @@ static void backend_ended(struct fw_serve *d, struct taken *t)
 }
 
 /* The jobs the backend's read() left out of the snapshot (backend.h
- * aside), for the view to list, and its ended jobs with them.  A
- * failure lists none: they are only shown, never planned. */
+ * aside), for the view to list.  A failure lists none: they are only
+ * shown, never planned. */
 static void backend_aside(struct fw_serve *d, struct taken *t)
 {
-	int32_t n;
+	int32_t n = d->bops->aside(d->be, NULL, 0);
 
-	if (d->bops->ended) /* of the same read */
-		backend_ended(d, t);
-	n = d->bops->aside(d->be, NULL, 0);
 	if (n <= 0 || !(t->aside = calloc((size_t)n, sizeof *t->aside)))
 		return;
 	n = d->bops->aside(d->be, t->aside, n);
 	t->naside = n > 0 ? n : 0;
+}
+
+/* The oldest time the daemon's usage (a queue's, a user's) is as of:
+ * a run that ended after it has usage still to count. */
+static fw_time usage_since(const struct fw_serve *d)
+{
+	fw_time since = d->nqueues ? d->queues[0].usage_at : 0;
+
+	for (int32_t q = 1; q < d->nqueues; q++)
+		since = d->queues[q].usage_at < since ? d->queues[q].usage_at : since;
+	for (int32_t k = 0; k < d->nusers; k++)
+		since = d->users[k].usage_at < since ? d->users[k].usage_at : since;
+	return since;
+}
+
+/* The runs that ended since the usage last accrued, for it to count
+ * them to their end (backend.h fw_backend_run): the local backend's own
+ * record of the runs it ended, or the ended jobs the backend's cluster
+ * still lists that ran (t->ended: Slurm's, for MinJobAge; one that ended
+ * before the next cycle after its end reads it, a cycle period longer
+ * than MinJobAge, loses its last stretch).  After the read (or capture)
+ * that ended them, under the lock. */
+static int take_runs(struct fw_serve *d, struct taken *t)
+{
+	fw_time since = usage_since(d);
+	int32_t n;
+
+	if (d->bops == &fw_backend_local) {
+		if ((n = fw_local_runs(d->be, since, &t->runs)) < 0)
+			return n;
+		t->nruns = n;
+		return FW_OK;
+	}
+	if (t->nended && !(t->runs = calloc((size_t)t->nended, sizeof *t->runs)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < t->nended; i++) {
+		const struct fw_backend_ended *e = &t->ended[i];
+		if (e->started <= 0 || e->gpus <= 0 || e->ended <= since)
+			continue;
+		struct fw_backend_run *r = &t->runs[t->nruns++];
+		memcpy(r->queue, e->queue, sizeof r->queue);
+		memcpy(r->user, e->user, sizeof r->user);
+		r->gpus = (double)e->gpus;
+		r->start = e->started;
+		r->end = e->ended;
+	}
+	return FW_OK;
 }
 
 /* The local backend's jobs that read() gave less than their submitted
@@ -773,12 +919,15 @@ static int take_locked(struct fw_serve *d, struct taken *t, bool dry, char *err,
 		backend_reservations(d);
 	if (!dry && d->bops->aside && !(t->copy && d->bops->adopt)) /* else after the adopt */
 		backend_aside(d, t);
-	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)))
+	if (d->bops->ended) /* of the same read, for the view and the usage */
+		backend_ended(d, t);
+	if ((rc = take_runs(d, t)) || (rc = gather_health(d, t)) || (rc = open_windows(d, t, now)))
 		return rc;
 	if (t->copy)
 		rc = take_usage_split(d, t);
 	else
-		rc = dry ? take_usage_dry(d, t) : take_usage(d, d->queues, &d->users, &d->nusers, &d->capu, t->s);
+		rc = dry ? take_usage_dry(d, t)
+			 : take_usage(d, d->queues, &d->users, &d->nusers, &d->capu, t->s, t->runs, t->nruns);
 	if (rc != FW_OK)
 		return rc;
 	t->dgen = d->gen;
@@ -1406,9 +1555,11 @@ static void count(struct fw_serve *d, const struct fw_backend_action *a, fw_time
 
 /* The GPU-seconds each queue's running jobs held since the last counted
  * cycle (from their start when later), the jobs running when this cycle
- * took the world: the same accrual as the decayed usage, undecayed.
- * The first cycle only sets the mark. */
-static void count_gpu_time(struct fw_serve_metrics *m, const struct fw_snapshot *s)
+ * took the world, and its runs that ended since (to their end): the same
+ * accrual as the decayed usage, undecayed.  The first cycle only sets
+ * the mark. */
+static void count_gpu_time(struct fw_serve_metrics *m, const struct fw_snapshot *s, const struct fw_backend_run *runs,
+			   int32_t nruns)
 {
 	fw_time from0 = m->gpu_counted_at;
 	double *add;
@@ -1418,7 +1569,7 @@ static void count_gpu_time(struct fw_serve_metrics *m, const struct fw_snapshot 
 	m->gpu_counted_at = s->now;
 	if (!from0 || !(add = calloc((size_t)s->nqueues + 1, sizeof *add)))
 		return;
-	held_since(s, NULL, from0, s->nqueues, add);
+	held_since(s, from0, s->nqueues, runs, nruns, add);
 	for (int32_t q = 0; q < s->nqueues; q++) {
 		struct fw_serve_qstat *st = add[q] > 0 ? qstat_of(m, s->queues[q].name) : NULL;
 		if (st)
@@ -1535,16 +1686,17 @@ static void report_refusals(struct fw_serve *d, const struct fw_backend_result *
 /* Once the cycle's transaction committed, and only then: the counters of
  * /metrics and the times usage was last saved, so a cycle whose commit
  * failed counts nothing and leaves its usage save due. */
-static void note_applied(struct fw_serve *d, const struct fw_snapshot *s, const struct actlist *l, const int *status,
+static void note_applied(struct fw_serve *d, const struct taken *t, const struct actlist *l, const int *status,
 			 const struct fw_backend_result *r, struct usage_due u)
 {
+	const struct fw_snapshot *s = t->s;
 	fw_time now = s->now;
 
 	prune_requeued(&d->m, s);
 	for (int32_t i = 0; i < l->n; i++)
 		if (status[i] == FW_OK)
 			count(d, &l->a[i], now);
-	count_gpu_time(&d->m, s);
+	count_gpu_time(&d->m, s, t->runs, t->nruns);
 	report_refusals(d, r);
 	if (u.save)
 		d->usage_saved_at = now;
@@ -1584,7 +1736,7 @@ static int apply(struct fw_serve *d, struct taken *t, const struct actlist *l, i
 	if (rc == FW_OK)
 		rc = fw_store_commit(d->store);
 	if (rc == FW_OK) {
-		note_applied(d, t->s, l, status, &r, u);
+		note_applied(d, t, l, status, &r, u);
 	} else if (rc == FW_EAGAIN) { /* the backend did nothing */
 		fw_store_rollback(d->store);
 	} else { /* undo what it did, too */
@@ -1731,6 +1883,7 @@ static void free_taken(struct taken *t)
 	free(t->aside);
 	free(t->ended);
 	free(t->ended_nodes);
+	free(t->runs);
 	free(t->rt);
 	memset(t, 0, sizeof *t);
 }

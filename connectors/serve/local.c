@@ -135,6 +135,18 @@
  * and the generation stays.  A forgotten name is free again (submit); the
  * API shows a job's decision-log rows from its own submission on.
  *
+ * Runs it ends itself (a runtime up or a limit passed, at read(); a
+ * cancel of a running job; a fleet change's requeue or timeout at open)
+ * end between the daemon's cycles, which see only the jobs still
+ * running: each is noted (struct fw_backend_run: queue, user, the GPUs
+ * of its placements, start, end) once its end committed, for the daemon
+ * to count its usage to its very end (fw_local_runs, which forgets those
+ * the daemon's usage has passed).  Memory only: the first read after an
+ * open notes the runs whose end the stopped daemon missed (their runtime
+ * was up meanwhile), which is what the restored usage lacks.  A plan's
+ * evictions are not noted: they end at the plan's time, which that
+ * cycle's usage reached already.
+ *
  * Generation: bumped when a plan made before the change could be wrong
  * after it (a job cancelled, started, evicted, finished; a node drained
  * or returned).  A submission only adds pending work, which a plan in
@@ -238,6 +250,9 @@ struct fw_backend {
 					* kept; 0 = every job, forever */
 	fw_time purge_at;              /* the next read that may purge */
 	uint64_t purged;               /* jobs purged since open */
+	struct fw_backend_run *runs;   /* the runs it ended itself, for the
+					* daemon's usage (fw_local_runs) */
+	int32_t nruns, capr;
 	char why[512];                 /* open(): the stored job that failed */
 	const char *fix;               /* what to do about it (NULL: why says) */
 };
@@ -915,6 +930,31 @@ static struct ljob ended_as(const struct ljob *lj, enum lstate st, fw_time end)
 	return f;
 }
 
+/* Note lj's run, ended at end, for the daemon's usage (fw_local_runs):
+ * the GPUs its placements hold.  Without memory the run is not noted
+ * (its usage is lost, never the job's end). */
+static void note_run(struct fw_backend *b, const struct ljob *lj, fw_time end)
+{
+	double gpus = 0;
+
+	for (int32_t k = 0; k < lj->nplace; k++)
+		gpus += __builtin_popcount(lj->place[k].gpu_mask) * lj->place[k].gpu_milli / 1000.0;
+	if (b->nruns == b->capr) {
+		int32_t cap = b->capr ? 2 * b->capr : 16;
+		struct fw_backend_run *n = realloc(b->runs, (size_t)cap * sizeof *n);
+		if (!n)
+			return;
+		b->runs = n;
+		b->capr = cap;
+	}
+	struct fw_backend_run *r = &b->runs[b->nruns++];
+	snprintf(r->queue, sizeof r->queue, "%s", lj->bj.queue);
+	snprintf(r->user, sizeof r->user, "%s", lj->bj.job.user);
+	r->gpus = gpus;
+	r->start = lj->start;
+	r->end = end;
+}
+
 /* The decision-log row of a job the backend ended at its limit (read(),
  * or open() for one the fleet change would requeue): the cycle's
  * (timeout, time_limit, fw_serve_evict_text with a = b = its limit: it ran
@@ -1022,6 +1062,8 @@ static int requeue_one(struct fw_backend *b, struct ljob *lj, const char *node, 
 	lj->state = L_PENDING; /* its placements stay, as where it last ran */
 	if ((rc = save(b, lj)) == FW_OK)
 		rc = fw_store_log_decision(b->store, &dec);
+	if (rc == FW_OK)
+		note_run(b, lj, now);
 	return rc;
 }
 
@@ -1042,6 +1084,7 @@ static int timeout_one(struct fw_backend *b, const struct fw_snapshot *qs, struc
 	if ((rc = save(b, &f)) == FW_OK && (rc = log_timeout(b, qs, lj, at)) == FW_OK) {
 		*lj = f; /* its placements, shared: where it ran */
 		b->timed_out++;
+		note_run(b, lj, at);
 	}
 	return rc;
 }
@@ -1273,6 +1316,7 @@ static void local_close(struct fw_backend *b)
 		return;
 	free_world(b);
 	free(b->nodeix);
+	free(b->runs);
 	free(b);
 }
 
@@ -1386,6 +1430,7 @@ static int finish_due(struct fw_backend *b, const struct fw_snapshot *s, struct 
 			continue;
 		b->jobs[i] = ended_as(&b->jobs[i], st, end);
 		b->jobs[i].touched = b->gen + 1; /* frees room only: soft */
+		note_run(b, &b->jobs[i], end);
 		b->fail_stale |= st == L_FAILED;
 		b->timed_out += st == L_TIMEOUT;
 	}
@@ -1777,6 +1822,8 @@ static int local_capture(struct fw_backend *b, const struct fw_snapshot *s, stru
 	c->b.hcap = 0;
 	c->b.indexed = 0;
 	c->b.fail = NULL;
+	c->b.runs = NULL; /* the backend's, read under the lock (fw_local_runs) */
+	c->b.nruns = c->b.capr = 0;
 	memcpy(c->b.drained, b->drained, (size_t)b->fleet->nnodes);
 	copy_jobs(c, b);
 	*out = c;
@@ -2061,10 +2108,15 @@ static int local_cancel(struct fw_backend *b, const char *name, fw_time now)
 		return FW_ENOENT;
 	if (ended(lj))
 		return FW_EEXIST;
+	bool ran = lj->state == L_RUNNING;
+	int rc;
+
 	f = *lj; /* its placements, shared: where it last ran, if it ran */
 	f.state = L_CANCELLED;
 	f.end = now;
-	return commit_job(b, lj, &f, false); /* frees room only */
+	if ((rc = commit_job(b, lj, &f, false)) == FW_OK && ran) /* frees room only */
+		note_run(b, lj, now);
+	return rc;
 }
 
 /* The store's world in place of this one, after the daemon rolled back a
@@ -2210,4 +2262,21 @@ uint64_t fw_local_timed_out(const struct fw_backend *b)
 uint64_t fw_local_purged(const struct fw_backend *b)
 {
 	return b->purged;
+}
+
+int32_t fw_local_runs(struct fw_backend *b, fw_time since, struct fw_backend_run **out)
+{
+	int32_t k = 0;
+
+	*out = NULL;
+	for (int32_t i = 0; i < b->nruns; i++) /* forget what the usage passed */
+		if (b->runs[i].end > since)
+			b->runs[k++] = b->runs[i];
+	b->nruns = k;
+	if (k == 0)
+		return 0;
+	if (!(*out = malloc((size_t)k * sizeof **out)))
+		return FW_ENOMEM;
+	memcpy(*out, b->runs, (size_t)k * sizeof **out);
+	return k;
 }

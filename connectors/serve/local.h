@@ -61,6 +61,16 @@ uint64_t fw_local_timed_out(const struct fw_backend *b);
  * /metrics' fairway_jobs_purged_total. */
 uint64_t fw_local_purged(const struct fw_backend *b);
 
+/* The runs the backend ended itself (local.c "Runs it ends itself": a
+ * runtime up, a limit passed, a cancel of a running job, a fleet change
+ * at open) that ended after since, in the order it noted them, into *out
+ * (malloc'd, the caller frees it; NULL when none): how many, or
+ * FW_ENOMEM.  Those that ended at since or before are forgotten: the
+ * daemon's usage (as of since: the oldest of its queues' and users')
+ * counts them already.  Under the daemon's lock, after the read that
+ * ends them (cycle.c take_runs). */
+int32_t fw_local_runs(struct fw_backend *b, fw_time since, struct fw_backend_run **out);
+
 /* The nodes of fleet whose labels meet job's nodeSelector (every node
  * when it has none), ascending, into out (room for fleet->nnodes): their
  * count.  The API refuses a submission that selects none; read() keeps

@@ -238,22 +238,28 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 				      fw_time now);
 int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n);
 /* Each queue's decayed usage aged to s->now, plus the GPU-seconds its
- * running jobs used since its usage_at (from their start when later),
- * copied into the snapshot's queues (qs in skeleton order): one decay
- * per queue and pass, however many jobs it runs.  FW_OK or FW_ENOMEM. */
-int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s);
+ * running jobs used since its usage_at (from their start when later) and
+ * those of its runs that ended since (runs: backend.h fw_backend_run, by
+ * queue name; to their end), each second decayed from its own time, so
+ * that one history gives one usage whatever the cycle period; copied
+ * into the snapshot's queues (qs in skeleton order): one decay per queue
+ * and pass, however many jobs it runs.  FW_OK or FW_ENOMEM. */
+struct fw_backend_run;
+int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s,
+			  const struct fw_backend_run *runs, int32_t nruns);
 /* The backend's usage (its usage op wrote it into s's queues and
  * user_usage) taken as the daemon's: each queue's usage and the users'
  * table (replaced), decayed to s->now; s's queues too.  FW_OK/FW_ENOMEM. */
 int fw_serve_adopt_usage(struct fw_user_use **u, int32_t *n, int32_t *cap, struct fw_queue_spec *qs, int32_t nq,
 			 struct fw_snapshot *s);
 /* The same for each user of a queue (*u, *n, *cap: the daemon's table, by
- * queue then user; an entry is made at a user's first running job in a
- * queue, from the queue's last pass, qs's usage_at before
- * fw_serve_accrue_usage moves it), then the users' entries of queues
- * that still exist appended to s->user_usage.  FW_OK or FW_ENOMEM. */
+ * queue then user; an entry is made at a user's first running job or
+ * run to count in a queue, from the queue's last pass, qs's usage_at
+ * before fw_serve_accrue_usage moves it), then the users' entries of
+ * queues that still exist appended to s->user_usage.  FW_OK or
+ * FW_ENOMEM. */
 int fw_serve_accrue_users(struct fw_user_use **u, int32_t *n, int32_t *cap, const struct fw_queue_spec *qs,
-			  int32_t nq, struct fw_snapshot *s);
+			  int32_t nq, struct fw_snapshot *s, const struct fw_backend_run *runs, int32_t nruns);
 int fw_serve_queue_index(const struct fw_serve *d, const char *name);
 int fw_serve_rsv_index(const struct fw_serve *d, const char *id);
 int fw_serve_health_index(const struct fw_serve *d, const char *node);
@@ -340,6 +346,39 @@ void fw_serve_view_ended(json_t *v, const struct fw_backend_ended *e, int32_t n,
  * or out of memory.  The dry run's answer (cycle.c fw_serve_estimate). */
 json_t *fw_serve_job_view(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_backend_action *acts,
 			  const int *status, int32_t nacts, const char *name);
+
+/* A job the last plan does not describe, as the API shows it: an ended
+ * job the cluster still lists (backend.h fw_backend_ended: view.c
+ * fw_serve_view_ended) and a local job that ended, or is newer than the
+ * plan (api.c local_job_json).  One record for both and one builder
+ * (fw_serve_job_record_json), so that the two shapes cannot drift: each
+ * member has one name, one type and one place, whichever backend's job
+ * it is. */
+struct fw_serve_job_record {
+	const char *name, *queue, *user, *state;
+	int64_t gpus;           /* the GPUs it asked; -1 unknown: no "gpus" */
+	fw_time submitted;
+	json_t *more;           /* members after "submitTime" (the local
+				 * backend's job as submitted: runtime,
+				 * priority, tasks, ..., timeLimit), taken
+				 * by the builder; NULL: none */
+	fw_time started;        /* 0: no "startTime" (it never ran, or it
+				 * waits again) */
+	json_t *nodes;          /* where it runs or ran, an array of names,
+				 * taken by the builder; NULL: no "nodes" */
+	fw_time expected_end;   /* a running job's; 0: none */
+	bool ended;             /* "endTime": end */
+	fw_time end;
+	int32_t exit_code;      /* -1: no "exitCode" (beside more's) */
+	const char *reason;     /* NULL or "": none */
+	const char *text;       /* "reasonText"; NULL or "": none */
+	const char *array_of;   /* "arrayOf"; NULL or "": none */
+};
+/* view.c: r as JSON, members in this order: name, queue, user, state,
+ * gpus, submitTime, more's, startTime, nodes, expectedEnd, endTime,
+ * exitCode, reason, reasonText, arrayOf; NULL without memory (r's more
+ * and nodes let go either way). */
+json_t *fw_serve_job_record_json(struct fw_serve_job_record *r);
 
 /* view.c: a job's "gpuAmount" into o, when one of its task groups takes
  * a fraction of a GPU (gpuFraction): its GPUs with each such share counted

@@ -692,35 +692,55 @@ static void not_before(json_t *o, const struct fw_backend_aside *a)
 	json_object_set_new(o, "reasonText", json_string(buf));
 }
 
+json_t *fw_serve_job_record_json(struct fw_serve_job_record *r)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "name", r->name, "queue", r->queue, "user", r->user, "state",
+			      r->state);
+
+	if (o && r->gpus >= 0)
+		json_object_set_new(o, "gpus", json_integer(r->gpus));
+	if (o)
+		json_object_set_new(o, "submitTime", json_integer(r->submitted));
+	if (o && r->more)
+		json_object_update(o, r->more);
+	if (o && r->started > 0)
+		json_object_set_new(o, "startTime", json_integer(r->started));
+	if (o && r->nodes)
+		json_object_set(o, "nodes", r->nodes);
+	if (o && r->expected_end > 0)
+		json_object_set_new(o, "expectedEnd", json_integer(r->expected_end));
+	if (o && r->ended)
+		json_object_set_new(o, "endTime", json_integer(r->end));
+	if (o && r->exit_code >= 0)
+		json_object_set_new(o, "exitCode", json_integer(r->exit_code));
+	if (o && r->reason && r->reason[0])
+		json_object_set_new(o, "reason", json_string(r->reason));
+	if (o && r->text && r->text[0])
+		json_object_set_new(o, "reasonText", json_string(r->text));
+	if (o && r->array_of && r->array_of[0])
+		json_object_set_new(o, "arrayOf", json_string(r->array_of));
+	json_decref(r->more);
+	json_decref(r->nodes);
+	r->more = r->nodes = NULL;
+	return o;
+}
+
 /* One ended job the backend still lists (backend.h fw_backend_ended), as
- * the API shows an ended local job (api.c local_job_json): its state,
+ * the API shows an ended local job (the record both share): its state,
  * times, exit code and nodes (where it ran, the member a running job's
  * nodes have; none when it never ran); its reason and reasonText when
  * the backend gives them (how it ended). */
 static json_t *ended_json(const struct fw_backend_ended *e, const char (*names)[FW_NAME_MAX])
 {
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I}", "name", e->job, "queue", e->queue, "user", e->user, "state",
-			      e->state, "submitTime", (json_int_t)e->submitted, "endTime", (json_int_t)e->ended);
-	json_t *nodes;
+	struct fw_serve_job_record r = { .name = e->job, .queue = e->queue, .user = e->user, .state = e->state,
+					 .gpus = e->gpus, .submitted = e->submitted, .started = e->started,
+					 .ended = true, .end = e->ended, .exit_code = e->exit_code,
+					 .reason = e->reason, .text = e->text };
 
-	if (!o)
-		return NULL;
-	if (e->gpus >= 0)
-		json_object_set_new(o, "gpus", json_integer(e->gpus));
-	if (e->started > 0)
-		json_object_set_new(o, "startTime", json_integer(e->started));
-	if (e->nnodes > 0 && (nodes = json_array())) {
+	if (e->nnodes > 0 && (r.nodes = json_array()))
 		for (int32_t k = 0; k < e->nnodes; k++)
-			json_array_append_new(nodes, json_string(names[e->node_first + k]));
-		json_object_set_new(o, "nodes", nodes);
-	}
-	if (e->exit_code >= 0)
-		json_object_set_new(o, "exitCode", json_integer(e->exit_code));
-	if (e->reason[0])
-		json_object_set_new(o, "reason", json_string(e->reason));
-	if (e->text[0])
-		json_object_set_new(o, "reasonText", json_string(e->text));
-	return o;
+			json_array_append_new(r.nodes, json_string(names[e->node_first + k]));
+	return fw_serve_job_record_json(&r);
 }
 
 void fw_serve_view_ended(json_t *v, const struct fw_backend_ended *e, int32_t n, const char (*names)[FW_NAME_MAX])

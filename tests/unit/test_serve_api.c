@@ -1428,7 +1428,8 @@ static double sample(struct fw_serve *d, const char *name)
 
 /* Time to start counts from submission, and for a job the daemon evicted
  * from its requeue; GPU-hours are the running jobs' GPUs x the time
- * between cycles.  a (4 GPUs) starts at 5000, b (8 GPUs, higher
+ * between cycles, and an ended job's to its end (b's last 100 s, which
+ * no cycle saw it run).  a (4 GPUs) starts at 5000, b (8 GPUs, higher
  * priority) preempts it at 5100 and runs 300 s; a starts again at 5400:
  * waits 0, 0 and 300 (400 had it counted from a's submission). */
 TEST(time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
@@ -1473,21 +1474,22 @@ TEST(time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
 	ASSERT(json_is_null(json_object_get(json_array_get(json_object_get(st, "waits"), 2), "p50AtMost")));
 	ASSERT_STR_EQ(json_string_value(json_object_get(q, "queue")), "q");
 	ASSERT_EQ(json_integer_value(json_object_get(q, "evictions")), 1);
-	ASSERT(fabs(json_real_value(json_object_get(q, "gpuHours")) - 2000.0 / 3600) < 1e-6);
+	ASSERT(fabs(json_real_value(json_object_get(q, "gpuHours")) - 2800.0 / 3600) < 1e-6); /* below */
 	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(st, "cycles"), "applied")), 4);
 	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(st, "decisions"), "starts")), 3);
 	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(st, "decisions"), "evictions")), 1);
 	ASSERT_EQ(json_integer_value(json_object_get(st, "uptimeSeconds")), 400); /* opened at 5000, now 5400 */
 	json_decref(st);
-	/* a 4 GPUs x 100 s, then b 8 x 200 s (b ended before the 5400 cycle
-	 * read the world: its last 100 s fall between cycles) */
-	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2000.0 / 3600) < 1e-6);
+	/* a 4 GPUs x 100 s, then b 8 x 300 s: 200 s seen running, and the
+	 * last 100 s to its end at 5400, which the 5400 cycle's read ended
+	 * (an ended run counts to its end, not to the cycle before it) */
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2800.0 / 3600) < 1e-6);
 	fixed_now = 5400; /* the clock standing still adds nothing */
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
-	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2000.0 / 3600) < 1e-6);
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2800.0 / 3600) < 1e-6);
 	fixed_now = 5460;
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
-	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2240.0 / 3600) < 1e-6);
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 3040.0 / 3600) < 1e-6);
 	served_down(&f);
 }
 
@@ -1950,6 +1952,13 @@ static int cycle_with(struct served *f, struct mid_cycle *m)
 	return rc;
 }
 
+/* g GPUs held from a to b, as a decayed usage at now (half-life h): the
+ * integral the daemon accrues (cycle.c held_for), in closed form. */
+static double held(double g, double a, double b, double now, double h)
+{
+	return g * h / log(2.0) * (exp2(-(now - b) / h) - exp2(-(now - a) / h));
+}
+
 TEST(a_job_cancelled_while_the_world_is_built_is_never_started)
 {
 	struct served f;
@@ -1971,8 +1980,178 @@ TEST(a_job_cancelled_while_the_world_is_built_is_never_started)
 	ASSERT_EQ(starts_of(&f.d, "a"), 0);
 	ASSERT_EQ(starts_of(&f.d, "r"), 1);
 	ASSERT((q = fw_serve_queue_index(&f.d, "q")) >= 0);
-	ASSERT(fabs(f.d.queues[q].usage - 400.0) < 1e-6); /* 4 GPUs x 100 s, once */
+	ASSERT(fabs(f.d.queues[q].usage - held(4, 5000, 5100, 5100, 7.0 * 24 * 3600)) < 1e-6); /* 4 GPUs x 100 s, once */
+	ASSERT(f.d.queues[q].usage > 399.9 && f.d.queues[q].usage < 400);
 	ASSERT_EQ(f.d.queues[q].usage_at, 5100);
+	served_down(&f);
+}
+
+/* A daemon (served_up: the local backend on the clock fixed_now) whose
+ * 2-GPU job of ann's starts at 5000 with runtime seconds, cancelled at
+ * cancel_at (0: never), cycled every period seconds to 5030: queue q's
+ * usage then into *queue, ann's in it into *user. */
+static void usage_cycled(fw_time period, fw_time runtime, fw_time cancel_at, double *queue, double *user)
+{
+	struct served f;
+	char body[160];
+	int q = -1;
+
+	served_up(&f);
+	snprintf(body, sizeof body,
+		 "{\"name\":\"a\",\"queue\":\"q\",\"user\":\"ann\",\"runtime\":%lld,\"tasks\":[{\"gpus\":2}]}",
+		 (long long)runtime);
+	submit(&f.d, body);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* a starts at 5000 */
+	ASSERT_STR_EQ(state_of(&f.d, "a"), "running");
+	for (fw_time t = 5000 + period; t <= 5030; t += period) {
+		if (cancel_at > t - period && cancel_at <= t) {
+			fixed_now = cancel_at;
+			ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/a", ""), 200);
+		}
+		fixed_now = t;
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	}
+	ASSERT_STR_EQ(state_of(&f.d, "a"), cancel_at ? "cancelled" : "done");
+	ASSERT((q = fw_serve_queue_index(&f.d, "q")) >= 0);
+	ASSERT_EQ(f.d.queues[q].usage_at, 5030);
+	*queue = f.d.queues[q].usage;
+	*user = -1;
+	for (int32_t k = 0; k < f.d.nusers; k++)
+		if (!strcmp(f.d.users[k].queue, "q") && !strcmp(f.d.users[k].user, "ann"))
+			*user = f.d.users[k].usage;
+	served_down(&f);
+}
+
+/* A job that ends between two cycles counts to its end, in its queue's
+ * usage and its user's: its runtime x GPUs (decayed second by second),
+ * the same with a 1 s and a 10 s period.  Before, a 10 s daemon counted
+ * the job only to the cycle before its end, 0.9 periods short (40 of
+ * its 58 GPU-seconds), and a cancel 0.5 periods after a cycle lost
+ * those 5 s. */
+TEST(a_job_that_ends_between_cycles_counts_to_its_end)
+{
+	double h = 7.0 * 24 * 3600, q1, u1, q10, u10;
+
+	usage_cycled(1, 29, 0, &q1, &u1);
+	usage_cycled(10, 29, 0, &q10, &u10); /* ends at 5029, 0.9 periods after 5020 */
+	ASSERT(fabs(q10 - held(2, 5000, 5029, 5030, h)) < 1e-6);
+	ASSERT(fabs(q1 - q10) < 1e-9 && fabs(u1 - u10) < 1e-9 && fabs(u10 - q10) < 1e-9);
+	ASSERT(q10 > 57.99); /* not 40 */
+	usage_cycled(10, 0, 5015, &q10, &u10); /* no runtime: runs until its cancel */
+	ASSERT(fabs(q10 - held(2, 5000, 5015, 5030, h)) < 1e-6 && fabs(u10 - q10) < 1e-9);
+	ASSERT(q10 > 29.99);
+	usage_cycled(1, 0, 5015, &q1, &u1);
+	ASSERT(fabs(q1 - q10) < 1e-9 && fabs(u1 - u10) < 1e-9);
+}
+
+/* An ended job reads the same whichever backend ended it: a local job
+ * done (GET /v1/jobs/a, api.c) and a cluster's ended job of the same
+ * facts (backend.h fw_backend_ended, view.c) share one record and one
+ * builder, so every member the cluster's has, the local one has too,
+ * with the same value, in the same order. */
+TEST(an_ended_job_has_one_shape_whichever_backend_ended_it)
+{
+	struct served f;
+	struct fw_backend_ended e;
+	const char names[1][FW_NAME_MAX] = { "n0" };
+	char body[8192];
+	json_t *local, *view = json_pack("{s:{}}", "jobs"), *ended, *v;
+	const char *key;
+	void *it;
+	int n = 0;
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"user\":\"ann\",\"runtime\":10,\"tasks\":[{\"gpus\":2}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* a runs from 5000 */
+	fixed_now = 5020;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* done at 5010 */
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 200);
+	ASSERT((local = json_loads(body, 0, NULL)) != NULL);
+	ASSERT_STR_EQ(json_string_value(json_object_get(local, "state")), "done");
+	memset(&e, 0, sizeof e);
+	snprintf(e.job, sizeof e.job, "a");
+	snprintf(e.queue, sizeof e.queue, "q");
+	snprintf(e.user, sizeof e.user, "ann");
+	snprintf(e.state, sizeof e.state, "done");
+	e.gpus = 2;
+	e.submitted = e.started = 5000;
+	e.ended = 5010;
+	e.exit_code = 0;
+	e.nnodes = 1;
+	fw_serve_view_ended(view, &e, 1, names);
+	ASSERT((ended = json_object_get(json_object_get(view, "ended"), "a")) != NULL);
+	it = json_object_iter(local);
+	json_object_foreach(ended, key, v) { /* in the local job's order, a subsequence of it */
+		while (it && strcmp(json_object_iter_key(it), key))
+			it = json_object_iter_next(local, it);
+		if (!it)
+			FW_TEST__FAIL("member %s of the cluster's ended job: not in the local job's, or out of order (%s)",
+				      key, body);
+		if (!json_equal(json_object_iter_value(it), v))
+			FW_TEST__FAIL("member %s differs: the local job's %s", key, body);
+		n++;
+	}
+	ASSERT_EQ(n, 10); /* name queue user state gpus submitTime startTime nodes endTime exitCode */
+	json_decref(local);
+	json_decref(view);
+	served_down(&f);
+}
+
+/* A cluster's ended jobs (backend.h ended, as Slurm lists them for
+ * MinJobAge): x (bob, 3 GPUs) ran from 4990 to 5005; y never ran; z's
+ * queue is none of the daemon's; w's GPUs are unknown. */
+static int listed_ended(struct fw_backend *b, struct fw_backend_ended *out, int32_t cap, char (*names)[FW_NAME_MAX],
+			int32_t ncap, int32_t *nnames)
+{
+	static const struct { const char *job, *queue; int64_t gpus; fw_time started; } e[] = {
+		{ "x", "q", 3, 4990 }, { "y", "q", 3, 0 }, { "z", "nope", 3, 4990 }, { "w", "q", -1, 4990 },
+	};
+	(void)b, (void)names, (void)ncap;
+	for (int32_t i = 0; i < 4 && i < cap; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		snprintf(out[i].job, sizeof out[i].job, "%s", e[i].job);
+		snprintf(out[i].queue, sizeof out[i].queue, "%s", e[i].queue);
+		snprintf(out[i].user, sizeof out[i].user, "bob");
+		snprintf(out[i].state, sizeof out[i].state, "done");
+		out[i].gpus = e[i].gpus;
+		out[i].submitted = 4980;
+		out[i].started = e[i].started;
+		out[i].ended = 5005;
+		out[i].exit_code = 0;
+	}
+	*nnames = 0;
+	return 4;
+}
+
+/* The daemon's own usage (no usage op, as Slurm's with usage=own) counts
+ * the ended jobs the cluster still lists to their end: x's 3 GPUs from
+ * the usage's start (5000, the daemon's open) to 5005, in q and bob's in
+ * it, once however many cycles list it; y, z and w add nothing. */
+TEST(a_clusters_ended_jobs_count_to_their_end_in_the_daemons_usage)
+{
+	struct served f;
+	struct fw_backend_ops ops;
+	double h = 7.0 * 24 * 3600, want = held(3, 5000, 5005, 5010, h), bob = -1;
+	int q;
+
+	served_up(&f);
+	ops = fw_backend_local;
+	ops.name = "remote";
+	ops.ended = listed_ended;
+	f.d.bops = &ops;
+	fixed_now = 5010;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT((q = fw_serve_queue_index(&f.d, "q")) >= 0);
+	ASSERT(fabs(f.d.queues[q].usage - want) < 1e-6 && want > 14.99);
+	for (int32_t k = 0; k < f.d.nusers; k++)
+		if (!strcmp(f.d.users[k].queue, "q") && !strcmp(f.d.users[k].user, "bob"))
+			bob = f.d.users[k].usage;
+	ASSERT(fabs(bob - want) < 1e-9);
+	ASSERT_EQ(f.d.nusers, 1);
+	fixed_now = 5020; /* listed again: only the decay */
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT(fabs(f.d.queues[q].usage - want * exp2(-10 / h)) < 1e-9);
+	f.d.bops = &fw_backend_local;
 	served_down(&f);
 }
 
@@ -3417,7 +3596,8 @@ TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_evi
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_stored_queue_with_seven_decimals_is_restored_rounded, a_config_without_queues_opens_cycles_and_takes_its_first_queue, a_wrong_method_says_which_methods_the_path_takes, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
 	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_cycle_fetches_its_read_without_the_state_lock,
-	  a_job_cancelled_while_the_world_is_built_is_never_started,
+	  a_job_cancelled_while_the_world_is_built_is_never_started, a_job_that_ends_between_cycles_counts_to_its_end,
+	  an_ended_job_has_one_shape_whichever_backend_ended_it, a_clusters_ended_jobs_count_to_their_end_in_the_daemons_usage,
 	  a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it,

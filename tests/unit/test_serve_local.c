@@ -2243,9 +2243,18 @@ static void running(struct fw_snapshot *s, const char *user, int32_t q, uint32_t
 	fw_snapshot_add_job(s, &j);
 }
 
+/* g GPUs held from a to b, as a decayed usage at now (half-life h): each
+ * second decayed from its own time, what the daemon accrues (cycle.c
+ * held_for), worked out here from the closed form of the integral. */
+static double held(double g, double a, double b, double now, double h)
+{
+	return g * h / log(2.0) * (exp2(-(now - b) / h) - exp2(-(now - a) / h));
+}
+
 /* The daemon's queue usage: one decay per queue and pass, whatever the
  * number of its running jobs, plus their GPU-seconds since the last pass
- * (from a job's start when it started since). */
+ * (from a job's start when it started since), each second decayed from
+ * its own time. */
 TEST(queue_usage_decays_once_per_pass)
 {
 	static const char *const names[] = { "q0", "q1" };
@@ -2257,8 +2266,11 @@ TEST(queue_usage_decays_once_per_pass)
 	for (int k = 0; k < 3; k++) /* three 1-GPU jobs in q0; the last started 600 s ago */
 		running(s, "", 0, 1u << k, k == 2 ? 13000 : 0);
 	ASSERT_EQ(s->njobs, 3);
-	ASSERT_OK(fw_serve_accrue_usage(qs, 2, s));
-	double want = 7200 * exp2(-3600 / s->config.usage_half_life_s) + 3600 + 3600 + 600;
+	ASSERT_OK(fw_serve_accrue_usage(qs, 2, s, NULL, 0));
+	double h = s->config.usage_half_life_s;
+	double want = 7200 * exp2(-3600 / h) + 2 * held(1, 10000, 13600, 13600, h) + held(1, 13000, 13600, 13600, h);
+	ASSERT(want < 7200 * exp2(-3600 / h) + 3600 + 3600 + 600); /* decayed: under the plain sum */
+	ASSERT(want > 7200 * exp2(-3600 / h) + (3600 + 3600 + 600) * exp2(-3600 / h));
 	ASSERT(fabs(qs[0].usage - want) < 1e-6);
 	ASSERT(fabs(s->queues[0].usage - want) < 1e-6);
 	ASSERT_EQ(qs[0].usage_at, 13600);
@@ -2283,20 +2295,23 @@ TEST(users_usage_is_kept_per_queue)
 	running(s, "bob", 1, 0x10, 0);
 	ASSERT_EQ(s->njobs, 3);
 	s->now = 1600;
-	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s));
+	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s, NULL, 0));
 	ASSERT_EQ(n, 3); /* (alpha, bob), (zeta, alice), (zeta, bob) */
 	ASSERT_STR_EQ(u[0].queue, "alpha");
 	ASSERT_STR_EQ(u[1].user, "alice");
 	ASSERT_STR_EQ(u[2].user, "bob");
-	ASSERT(fabs(u[2].usage - 2 * 600) < 1e-9 && fabs(u[1].usage - 600) < 1e-9 && fabs(u[0].usage - 600) < 1e-9);
+	double h = s->config.usage_half_life_s, one = held(1, 1000, 1600, 1600, h);
+	ASSERT(one < 600 && one > 600 * exp2(-600 / h));
+	ASSERT(fabs(u[2].usage - 2 * one) < 1e-9 && fabs(u[1].usage - one) < 1e-9 && fabs(u[0].usage - one) < 1e-9);
 	ASSERT_EQ(s->nuser_usage, 3);
 	ASSERT_EQ(s->user_usage[0].queue, 1); /* alpha is queue 1 */
 	ASSERT_EQ(s->user_usage[2].queue, 0);
-	ASSERT(fabs(s->user_usage[2].usage - 1200) < 1e-9);
+	ASSERT(fabs(s->user_usage[2].usage - 2 * one) < 1e-9);
 	s->now = 2200; /* a second pass: one decay, 600 s more each */
 	s->nuser_usage = 0;
-	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s));
-	ASSERT(fabs(u[2].usage - (1200 * exp2(-600 / s->config.usage_half_life_s) + 1200)) < 1e-6);
+	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s, NULL, 0));
+	ASSERT(fabs(u[2].usage - (2 * one * exp2(-600 / h) + 2 * one)) < 1e-6);
+	ASSERT(fabs(u[2].usage - held(2, 1000, 2200, 2200, h)) < 1e-6); /* as one pass over both */
 	ASSERT_EQ(u[2].usage_at, 2200);
 	free(u);
 	fw_snapshot_free(s);
@@ -2318,7 +2333,7 @@ TEST(a_backends_usage_becomes_the_daemons)
 
 	qs[0].usage = 99999; /* the daemon's own: replaced */
 	running(s, "carol", 0, 0x1, 0);
-	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s)); /* carol: an entry of the daemon's */
+	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s, NULL, 0)); /* carol: an entry of the daemon's */
 	ASSERT_EQ(n, 1);
 	s->nuser_usage = 0;
 	s->now = 1000 + (fw_time)h; /* one half-life after the backend's read */
@@ -2348,6 +2363,62 @@ TEST(a_backends_usage_becomes_the_daemons)
 	ASSERT_EQ(u[1].usage_at, s->now);
 	free(u);
 	fw_snapshot_free(s);
+}
+
+/* Passes every period seconds from 1000 to 1030 over one 2-GPU job of
+ * bob's in zeta that runs from 1000 to 1029 (0.9 periods after the pass
+ * at 1020 when the period is 10): running in the snapshots before its
+ * end, an ended run after it (at every pass, as Slurm lists one for
+ * MinJobAge: a run already counted must add nothing).  The usage of
+ * zeta, and bob's in it, at 1030 into *queue and *user. */
+static void passes(fw_time period, double half_life, double *queue, double *user)
+{
+	static const char *const names[] = { "zeta", "alpha" };
+	struct fw_queue_spec qs[2];
+	struct fw_user_use *u = NULL;
+	int32_t n = 0, cap = 0;
+	struct fw_backend_run run = { "zeta", "bob", 2, 1000, 1029 };
+
+	struct fw_queue_spec scratch[2];
+
+	fw_snapshot_free(usage_world(qs, names, 1000)); /* zeta and alpha: usage 0 as of 1000 */
+	for (fw_time t = 1000 + period; t <= 1030; t += period) {
+		struct fw_snapshot *s = usage_world(scratch, names, 1000);
+		s->config.usage_half_life_s = half_life;
+		s->now = t;
+		if (t < 1029) /* the local backend ends it at the read at its end or after */
+			running(s, "bob", 0, 0x3, 1000);
+		ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s, &run, t < 1029 ? 0 : 1));
+		ASSERT_OK(fw_serve_accrue_usage(qs, 2, s, &run, t < 1029 ? 0 : 1));
+		fw_snapshot_free(s);
+	}
+	ASSERT_EQ(n, 1);
+	ASSERT_STR_EQ(u[0].user, "bob");
+	ASSERT_EQ(u[0].usage_at, 1030);
+	*queue = qs[0].usage;
+	*user = u[0].usage;
+	free(u);
+}
+
+/* A run that ends between two passes counts to its end: its whole
+ * runtime x GPUs, whatever the period (before, a pass counted only the
+ * jobs running at it, so with a 10 s period the job's last 9 s were
+ * lost); with decay, each second decayed from its own time, so 1 s and
+ * 10 s passes give one figure. */
+TEST(a_run_that_ends_between_passes_counts_to_its_end)
+{
+	double q1, u1, q10, u10, h = 7.0 * 24 * 3600;
+
+	passes(1, 0, &q1, &u1); /* undecayed: GPU-seconds exactly */
+	passes(10, 0, &q10, &u10);
+	ASSERT(q1 == 58 && u1 == 58 && q10 == 58 && u10 == 58);
+	passes(1, h, &q1, &u1);
+	passes(10, h, &q10, &u10);
+	ASSERT(fabs(q10 - held(2, 1000, 1029, 1030, h)) < 1e-6);
+	ASSERT(fabs(q1 - q10) < 1e-9 && fabs(u1 - u10) < 1e-9 && fabs(q10 - u10) < 1e-9);
+	ASSERT(q10 < 58 && q10 > 57.99);
+	passes(30, h, &q1, &u1); /* one pass after its end: the run alone */
+	ASSERT(fabs(q1 - q10) < 1e-9 && fabs(u1 - u10) < 1e-9);
 }
 
 /* Open the backend of the test's store and fleet at now with options. */
@@ -2814,6 +2885,7 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  an_ended_job_keeps_the_nodes_it_ran_on_and_holds_none,
 	  a_job_keeps_its_selectors_not_the_submitters_room, task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
 	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons,
+	  a_run_that_ends_between_passes_counts_to_its_end,
 	  ended_jobs_are_forgotten_after_min_job_age, a_plan_outlives_changes_that_only_free_room,
 	  a_stored_job_with_an_unknown_state_is_refused, a_stored_job_with_a_bad_time_is_refused,
 	  a_stored_job_with_bad_starts_or_kept_is_refused, a_stored_job_with_a_bad_alloc_is_refused,
