@@ -351,7 +351,7 @@ TEST(an_over_quota_job_waits_for_the_holders_ahead_and_every_limit)
 }
 
 /* A job ahead that waits for the limit holds its room only from its
- * own expected start (quota_scan): queue capped (limit 8) runs r1 (4
+ * own expected start (quota_at): queue capped (limit 8) runs r1 (4
  * GPUs, ends t=1000) and r2 (4 GPUs, ends t=5000); w8 (8 GPUs, 1000 s)
  * fits the limit at t=5000 and holds it until 6000; w1 behind it (1
  * GPU, 1000 s: the same runtime, so w8 is ahead by expansion factor)
@@ -413,6 +413,52 @@ TEST(every_over_quota_job_gets_an_estimate)
 		ASSERT_EQ(pk->reason, FW_REASON_OVER_QUOTA);
 		ASSERT_EQ(pk->expected_start, 1000 + 100 * k);
 	}
+	fw_snapshot_free(s);
+}
+
+/* A job whose answer lies past the old walk's bound (4,096 steps a
+ * job, 131,072 a cycle) gets it exactly (the room treaps, quota_at):
+ * queue capped (limit 8) runs l4 (4 GPUs, ends t=1,000,000) and m4 (4
+ * GPUs, ends t=1000); 2,100 waiting 4-GPU jobs of 100 s take m4's half
+ * one after the other, job k from t=1000 + 100 k, the last ending at
+ * t=211,000; b8 (8 GPUs) behind them waits for l4's end; x4 (4 GPUs)
+ * behind b8 fits at t=211,000, before b8 starts.  It read b8's end
+ * (1,000,100): the walk passed its bound, and b8 was counted from now. */
+TEST(a_job_far_down_a_limit_gets_the_exact_room_before_a_later_holder)
+{
+	enum { NW = 2100 };
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 8, 8, 1);
+	int *w = calloc(NW, sizeof *w);
+	char name[16];
+	ASSERT(w != NULL);
+	s->now = 100;
+	int l4 = tb_job(s, "l4", q, 1, 4, 1000, 0);
+	tb_run(s, l4, 1, &n0, 0x0f);
+	s->jobs[l4].expected_runtime = 1000000;
+	int m4 = tb_job(s, "m4", q, 1, 4, 1000, 0);
+	tb_run(s, m4, 1, &n0, 0xf0);
+	s->jobs[m4].expected_runtime = 1000;
+	for (int k = 0; k < NW; k++) {
+		snprintf(name, sizeof name, "w%04d", k);
+		w[k] = tb_job(s, name, q, 1, 4, 1000, 1 + k);
+		s->jobs[w[k]].expected_runtime = 100;
+	}
+	int b8 = tb_job(s, "b8", q, 1, 8, 1000, NW + 1);
+	s->jobs[b8].expected_runtime = 100;
+	int x4 = tb_job(s, "x4", q, 1, 4, 1000, NW + 2);
+	s->jobs[x4].expected_runtime = 100;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	for (int k = 0; k < NW; k++)
+		ASSERT_EQ(fw_plan_pending_for(p, w[k])->expected_start, 1000 + 100 * k);
+	ASSERT_EQ(fw_plan_pending_for(p, b8)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, b8)->expected_start, 1000000);
+	ASSERT_EQ(fw_plan_pending_for(p, x4)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, x4)->expected_start, 1000 + 100 * NW);
+	free(w);
 	fw_snapshot_free(s);
 }
 
@@ -6053,7 +6099,8 @@ TEST(estimates_ahead_never_change_decisions)
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, \
-	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, every_over_quota_job_gets_an_estimate, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
+	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, every_over_quota_job_gets_an_estimate, a_job_far_down_a_limit_gets_the_exact_room_before_a_later_holder, \
+	 jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
 	reason_texts_count_one_in_the_singular, gpu_model_reason_names_the_model, \
