@@ -731,10 +731,10 @@ static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_re
  * both together were, each walking every end event, and past them an
  * over-quota job's start read unknown: 8,264 of 78,966 pending on the
  * benchmark, 27 now (those a limit never lets in).  Answering every
- * limited job too would cost the default benchmark cycle about 25% more
- * instructions and 40% more time (850 against 678 M Ir, 108 against 76
- * ms p50), for floors only; the over-quota ones cost 7% (725 M Ir,
- * p50 78 against 72 ms). */
+ * limited job too would cost the default benchmark cycle about 13% more
+ * instructions with the room treaps (832.7 against 736.7 M Ir; 850
+ * against 678 with the walk before them), for floors only; the
+ * over-quota ones cost 7% (725 M Ir, p50 78 against 72 ms). */
 #define QUOTA_DEPTH 64
 #define QUOTA_LIMITED 256
 
@@ -1076,9 +1076,8 @@ static void index_pass(struct est *e, const bool *own, bool cpu_mem, int32_t *cn
 	}
 }
 
-/* Queue q's room treap, made on its first question (most queues with
- * a limit are never asked one: a job that fits beside every holder is
- * not): its slots (e->slot[qfirst[q] .. qfirst[q + 1]), in time order)
+/* Queue q's room treap, made on its first question (a queue every job
+ * fits beside every holder is never asked one): its slots (e->slot[qfirst[q] .. qfirst[q + 1]), in time order)
  * laid out, those of one time as one node, then the holders queued for
  * it laid in. */
 static int room_ready(struct est *e, int32_t q)
@@ -1157,8 +1156,9 @@ static int quota_index(struct est *e)
 
 /* The first time from lo at which queue q (a limit of its own) lets
  * need in beside what it holds then (struct tnode); FW__NEVER when
- * none.  Per resource with a limit, the first fit at or after t; until
- * they all agree. */
+ * none (or when its treap could not be made: out of memory, the start
+ * reads unknown, as when quota_index fails).  Per resource with a
+ * limit, the first fit at or after t; until they all agree. */
 static fw_time room_at(struct est *e, int32_t q, struct fw_res need, fw_time lo)
 {
 	const struct fw_queue *lq = &e->y->s->queues[q];
