@@ -186,8 +186,9 @@ struct est {
 	 * queue with a limit of its own, the end events of its subtree in
 	 * next_end's order (the evicted running jobs left out) as slots
 	 * slot[qfirst[q] .. qfirst[q + 1]), laid out as its room treap
-	 * (room[q], struct tnode) with the holders (hlog: each waiting job
-	 * answered under a limit, its floor) laid in */
+	 * (room[q], struct tnode) on its first question, with the holders
+	 * (hlog: each waiting job answered under a limit, its floor) laid
+	 * in */
 	int32_t *qfirst;
 	struct tnode *slot;
 	struct tnode **room;
@@ -771,7 +772,10 @@ static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_re
  * over a queue's slot ends and holders, bounded at 4,096 steps a job
  * and 131,072 a cycle, past which a job kept an upper bound (each holder
  * counted from now to its end): the 10,000-node benchmark passed the
- * bound.  The treap answers every job exactly. */
+ * bound.  The treap answers every job it is asked about exactly.
+ * The question is allocate's, at the start alone, not "room for the
+ * whole run": allocate starts a job whenever the limits let it in, and
+ * a holder that starts later is then held back, not the job. */
 struct tnode {
 	fw_time key;            /* when */
 	uint64_t prio;
