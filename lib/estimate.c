@@ -13,12 +13,13 @@
  *      that ends before its bound gives the rest back), and per
  *      budget-short job the first second its run fits (fits_at, a
  *      bisection): its floor;
- *      0c. quota: per over-quota job, and per other job under a limit,
- *      the first end event after which its queues' limits let it in
- *      beside the jobs before it (quota_at, quota_hold): its floor.  Per
- *      queue with a limit, its subtree's end events with what they give
- *      back summed (quota_index, once): a binary search per queue and
- *      holder, not a walk over every end event per job;
+ *      0c. quota: per over-quota job, and per the first 256 other jobs
+ *      under a limit, the first time at which its queues' limits let it
+ *      in beside the jobs before it, each counted while it is expected
+ *      to run (quota_at, quota_hold): its floor.  Per queue with a
+ *      limit, its room over time in a treap (struct tnode: its
+ *      subtree's end events, quota_index, once, and the holders): one
+ *      descent per queue and job, not a walk over every end event;
  *   1. sort out: a reserved job's estimate is its reservation's time (now
  *      + 1 for one at now); an over-quota job's is unknown when no end
  *      makes room under its limits (or under a model's limit, or a
@@ -175,24 +176,27 @@ struct est {
 	 * shape the latest estimate of a held job of it, 0 = none */
 	fw_time *held;
 	fw_time *hfloor;
-	/* per queue with a limit of its own: the waiting jobs under it
-	 * given a floor that end (quota_hold), by end; NULL: none yet */
-	struct hlist *hl;
 	int32_t nlimited;          /* limit_floor's answers so far */
-	uint64_t nheld;            /* holders listed so far (their treap priorities) */
-	int64_t scan_left;         /* quota_scan's steps left this cycle */
+	uint64_t nnodes;           /* room nodes made so far (their treap priorities) */
+	int nk;                    /* the room treaps keep resources [0, nk): the
+				    * last one some queue limits, and those before */
 	struct fw_res *qsum;       /* per queue: the holders' requests under it (NULL: none yet) */
 	bool *limited;             /* per queue: it or one on its way up has a limit */
 	/* quota_at's index (quota_index, built on its first call): per
 	 * queue with a limit of its own, the end events of its subtree in
 	 * next_end's order (the evicted running jobs left out) as slots
-	 * qfirst[q] .. qfirst[q + 1]: each slot's end, and what the slots
-	 * of q up to it give back together (qgive: prefix sums) */
+	 * slot[qfirst[q] .. qfirst[q + 1]), laid out as its room treap
+	 * (room[q], struct tnode) on its first question, with the holders
+	 * (hlog: each waiting job answered under a limit, its floor) laid
+	 * in */
 	int32_t *qfirst;
-	fw_time *qend;
-	struct fw_res *qgive;
+	struct tnode *slot;
+	struct tnode **room;
+	bool *built;           /* per queue: room[q] made (room_ready) */
+	struct hlog **qwait;   /* per queue not built: the holders for it */
+	struct tnode **st;     /* room_ready's stack */
+	struct hlog *hlog;
 	int32_t qi_run, qi_st; /* the events it holds: y->nev_run, y->nev_st */
-	int32_t qstamp;        /* its builds so far (struct hnode's stamp) */
 };
 
 /* A sorted run of end events, consumed from the front. */
@@ -295,10 +299,6 @@ static int mark_limited(struct est *e)
 	return FW_OK;
 }
 
-/* The steps quota_scan may take per job and per cycle (its comment). */
-#define QUOTA_SCAN_JOB 4096
-#define QUOTA_SCAN_CYCLE (1 << 17)
-
 static int est_init(struct est *e, struct cyc *y, int32_t n)
 {
 	uint32_t slots = 32;
@@ -309,7 +309,6 @@ static int est_init(struct est *e, struct cyc *y, int32_t n)
 		slots *= 2;
 	e->mask = slots - 1;
 	e->cap = 64;
-	e->scan_left = QUOTA_SCAN_CYCLE;
 	e->shp = FW_ARENA_NEW(y->a, struct fw__shape, e->cap);
 	e->rep = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->need = FW_ARENA_NEW(y->a, int64_t, e->cap);
@@ -729,39 +728,69 @@ static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_re
  * under a limit that are not over quota it answers per cycle
  * (limit_floor: past them such a job has no floor, its estimate a lower
  * bound).  Every over-quota job is answered: O(depth x log) each
- * (quota_index, level_at).  Until 2026-12-06 only the first 256 of
+ * (quota_index, room_at).  Until 2026-12-06 only the first 256 of
  * both together were, each walking every end event, and past them an
  * over-quota job's start read unknown: 8,264 of 78,966 pending on the
  * benchmark, 27 now (those a limit never lets in).  Answering every
- * limited job too would cost the default benchmark cycle about 25% more
- * instructions and 40% more time (850 against 678 M Ir, 108 against 76
- * ms p50), for floors only; the over-quota ones cost 7% (725 M Ir,
- * p50 78 against 72 ms). */
+ * limited job too would cost the default benchmark cycle about 13% more
+ * instructions with the room treaps (832.7 against 736.7 M Ir; 850
+ * against 678 with the walk before them), for floors only; the
+ * over-quota ones cost 7% (725 M Ir, p50 78 against 72 ms). */
 #define QUOTA_DEPTH 64
 #define QUOTA_LIMITED 256
 
-/* The holders of a queue: waiting jobs under its limit given a floor
- * before (quota_at), in the order of y->jobs.  Each is counted as
- * holding its request from now until its floor plus its runtime (for
- * ever without one: it is in qsum only), so a job behind it under the
- * same limit is not expected in the room it takes first.  Those that
- * end are kept by end in a treap (struct hnode: a search tree by end,
- * a heap by a priority drawn from the count of holders so far, so the
- * same input builds the same tree), each node with what its subtree
- * holds: insertion and the searches of level_at are O(log holders). */
-struct hnode {
-	fw_time key;            /* its end (its start, in a list's starts) */
+/* A queue's room over time.  quota_at asks, for a job under limits:
+ * the first time t from now at which every queue on its way up with a
+ * limit of its own lets its request in beside what that queue holds at
+ * t: allocate's own test, at t.  What queue q holds at t is
+ * y->alloc[q] (now) plus a step function of time:
+ *   - each end event of q's subtree (quota_index's slots) takes off
+ *     what it gives back, at its end;
+ *   - each holder (a waiting job under q's limit answered before it,
+ *     in the order of y->jobs: quota_hold) adds its request at its
+ *     floor and takes it off at its expected end (never, without one),
+ *     so a job behind it is not expected in the room it takes while it
+ *     runs (and is expected in the room it leaves before it starts).
+ * The steps are kept in a treap by time (struct tnode: a search tree by
+ * time, a heap by a priority drawn from a count of the nodes made, so
+ * the same input builds the same tree), one node per distinct time with
+ * its steps summed (d), and per subtree its steps' sum and, per
+ * resource, the lowest running sum of its steps in time order (low).
+ * What q holds at t is then alloc plus the sum of the steps at or
+ * before t, and "the first time after lo at which that is at most a
+ * level" is one descent (tn_from): a subtree whose lowest running sum,
+ * after what comes before it, stays above the level is passed whole.
+ * A holder is two point insertions (tn_add), O(log n) each with the sums
+ * on their paths redone; the slots are laid out once per index
+ * (tn_build: O(n), a Cartesian tree over the sorted ends).
+ * The answer is exact per queue and resource (room_at), and the job's
+ * is the first time all of them agree: each moves t to its own first
+ * fit at or after t until none moves; a time that fits all fits each,
+ * so none is passed.  A later holder may then be late: its estimate,
+ * not this one, was the guess.
+ * Until 2026-12-06 (the fifty-ninth session) this was a walk from now
+ * over a queue's slot ends and holders, bounded at 4,096 steps a job
+ * and 131,072 a cycle, past which a job kept an upper bound (each holder
+ * counted from now to its end): the 10,000-node benchmark passed the
+ * bound.  The treap answers every job it is asked about exactly.
+ * The question is allocate's, at the start alone, not "room for the
+ * whole run": allocate starts a job whenever the limits let it in, and
+ * a holder that starts later is then held back, not the job. */
+struct tnode {
+	fw_time key;            /* when */
 	uint64_t prio;
-	struct fw_res req, sum; /* its request; its subtree's together */
-	struct hnode *l, *r;
-	int32_t lt, le, stamp;  /* its queue's slots that end before end, at
-				 * or before it; as of index build stamp */
-	struct fw_res glt;      /* what the first lt of them give back */
+	struct fw_res d;        /* what q's holdings change by at key */
+	struct fw_res sum, low; /* the subtree's steps together; the lowest
+				 * running sum of them, in time order */
+	struct tnode *l, *r;
 };
 
-struct hlist {
-	struct hnode *root;     /* the holders that end, by end */
-	struct hnode *starts;   /* every holder, by its floor (quota_scan) */
+/* A holder, as quota_hold was given it (the treaps are remade when
+ * fw__resv_events adds end events: quota_index lays them in again). */
+struct hlog {
+	int32_t job;
+	fw_time at;
+	struct hlog *next;
 };
 /* Does need fit every limit of chain[0 .. d), beside held? */
 static bool quota_fits(const struct fw_snapshot *s, const int32_t *chain, int32_t d, const struct fw_res *held,
@@ -799,6 +828,225 @@ static bool ev_evicted(const struct cyc *y, const struct ev *v)
 	return y->evicted && y->evicted[v->job] && y->s->jobs[v->job].state == FW_JOB_RUNNING;
 }
 
+/* ---- the room treaps (struct tnode) ------------------------------- */
+
+static struct fw_res tn_sum(const struct tnode *t)
+{
+	return t ? t->sum : fw_res_zero();
+}
+
+/* Redo t's sum and low from its children's, in resources [0, nk) (the
+ * others no queue limits: e->nk). */
+static void tn_update(struct tnode *t, int nk)
+{
+	if (nk == 1) { /* GPUs alone: the usual case, kept short */
+		int64_t at = (t->l ? t->l->sum.v[0] : 0) + t->d.v[0], lo = at;
+		if (t->l && t->l->low.v[0] < lo)
+			lo = t->l->low.v[0];
+		if (t->r && at + t->r->low.v[0] < lo)
+			lo = at + t->r->low.v[0];
+		t->low.v[0] = lo;
+		t->sum.v[0] = at + (t->r ? t->r->sum.v[0] : 0);
+		return;
+	}
+	struct fw_res ls = tn_sum(t->l), rs = tn_sum(t->r);
+
+	for (int k = 0; k < nk; k++) {
+		int64_t at = ls.v[k] + t->d.v[k], lo = at;
+		if (t->l && t->l->low.v[k] < lo)
+			lo = t->l->low.v[k];
+		if (t->r && at + t->r->low.v[k] < lo)
+			lo = at + t->r->low.v[k];
+		t->low.v[k] = lo;
+		t->sum.v[k] = at + rs.v[k];
+	}
+}
+
+/* A node at key with step d, its priority a mix of the nodes made so
+ * far (splitmix64). */
+static void tn_init(struct est *e, struct tnode *x, fw_time key, struct fw_res d)
+{
+	uint64_t z = ++e->nnodes * 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	*x = (struct tnode){ key, z ^ (z >> 31), d, d, d, NULL, NULL };
+}
+
+/* Split treap t into the nodes keyed at or before key (*a) and the
+ * rest (*b). */
+static void tn_split(struct tnode *t, fw_time key, struct tnode **a, struct tnode **b, int nk)
+{
+	if (!t) {
+		*a = *b = NULL;
+	} else if (t->key <= key) {
+		tn_split(t->r, key, &t->r, b, nk);
+		tn_update(t, nk);
+		*a = t;
+	} else {
+		tn_split(t->l, key, a, &t->l, nk);
+		tn_update(t, nk);
+		*b = t;
+	}
+}
+
+/* Add d to the node of t keyed at key, its ancestors' sums redone:
+ * false when t has none. */
+static bool tn_bump(struct tnode *t, fw_time key, struct fw_res d, int nk)
+{
+	if (!t)
+		return false;
+	if (t->key == key)
+		t->d = fw_res_add(t->d, d);
+	else if (!tn_bump(key < t->key ? t->l : t->r, key, d, nk))
+		return false;
+	tn_update(t, nk);
+	return true;
+}
+
+/* Insert x (its key not in *slot) under *slot: down while the nodes
+ * outrank it, then the subtree there splits under it. */
+static void tn_insert(struct tnode **slot, struct tnode *x, int nk)
+{
+	struct tnode *t = *slot;
+
+	if (!t || x->prio > t->prio) {
+		tn_split(t, x->key, &x->l, &x->r, nk);
+		tn_update(x, nk);
+		*slot = x;
+		return;
+	}
+	tn_insert(x->key < t->key ? &t->l : &t->r, x, nk);
+	tn_update(t, nk);
+}
+
+/* Add step d at key to treap *root: O(log n). */
+static int tn_add(struct est *e, struct tnode **root, fw_time key, struct fw_res d)
+{
+	struct tnode *x;
+
+	if (tn_bump(*root, key, d, e->nk))
+		return FW_OK;
+	if (!(x = FW_ARENA_RAW(e->y->a, struct tnode, 1)))
+		return FW_ENOMEM;
+	tn_init(e, x, key, d);
+	tn_insert(root, x, e->nk);
+	return FW_OK;
+}
+
+/* The treap of nodes x[0 .. n), keyed in increasing order: a Cartesian
+ * tree by priority, built with a stack of its right spine (st, room for
+ * n); each node's sums are redone when it leaves the spine, its
+ * subtree then complete.  O(n). */
+static struct tnode *tn_build(struct tnode *x, int32_t n, struct tnode **st, int nk)
+{
+	int32_t top = 0;
+
+	for (int32_t i = 0; i < n; i++) {
+		struct tnode *last = NULL;
+		while (top > 0 && st[top - 1]->prio < x[i].prio) {
+			last = st[--top];
+			tn_update(last, nk);
+		}
+		x[i].l = last;
+		if (top > 0)
+			st[top - 1]->r = &x[i];
+		st[top++] = &x[i];
+	}
+	while (top > 0)
+		tn_update(st[--top], nk);
+	return n > 0 ? st[0] : NULL;
+}
+
+/* The first node of t at which acc (the steps before t) plus the
+ * running sum of resource k is at most lim; NULL when none.  One
+ * descent, led by the children's lows. */
+static const struct tnode *tn_first_low(const struct tnode *t, int64_t acc, int k, int64_t lim)
+{
+	while (t) {
+		if (t->l && acc + t->l->low.v[k] <= lim) {
+			t = t->l;
+			continue;
+		}
+		acc += tn_sum(t->l).v[k] + t->d.v[k];
+		if (acc <= lim)
+			return t;
+		if (!t->r || acc + t->r->low.v[k] > lim)
+			return NULL;
+		t = t->r;
+	}
+	return NULL;
+}
+
+/* The first time from lo at which acc (the steps before t) plus the
+ * steps of t at or before it, in resource k, are at most lim: lo
+ * itself, or the first node of t keyed after lo, FW__NEVER when none.
+ * Down the path to lo (at its end acc holds every step at or before
+ * lo); on the way back each subtree wholly after lo is asked by its low
+ * alone, and descended (tn_first_low) only where it holds the answer:
+ * O(depth). */
+static fw_time tn_from(const struct tnode *t, fw_time lo, int64_t acc, int k, int64_t lim)
+{
+	const struct tnode *f;
+	fw_time u;
+
+	while (t && t->key <= lo) {
+		acc += tn_sum(t->l).v[k] + t->d.v[k];
+		t = t->r;
+	}
+	if (!t)
+		return acc <= lim ? lo : FW__NEVER;
+	if ((u = tn_from(t->l, lo, acc, k, lim)) != FW__NEVER)
+		return u;
+	acc += tn_sum(t->l).v[k] + t->d.v[k];
+	if (acc <= lim)
+		return t->key;
+	if (!t->r || acc + t->r->low.v[k] > lim || !(f = tn_first_low(t->r, acc, k, lim)))
+		return FW__NEVER;
+	return f->key;
+}
+
+/* ---- the room treaps of the queues --------------------------------- */
+
+/* Lay holder j, expected no sooner than at, into queue q's room
+ * treap: its request from at to its expected end (for ever without
+ * one). */
+static int room_put(struct est *e, int32_t q, int32_t j, fw_time at)
+{
+	const struct fw_job *job = &e->y->s->jobs[j];
+	fw_time rt = fw__runtime(e->y, job);
+	struct fw_res req = fw_job_request(job);
+
+	if (tn_add(e, &e->room[q], at, req) != FW_OK ||
+	    (rt > 0 && tn_add(e, &e->room[q], at + rt, fw_res_sub(fw_res_zero(), req)) != FW_OK))
+		return FW_ENOMEM;
+	return FW_OK;
+}
+
+/* Hold job j, expected no sooner than at, in the room of each queue on
+ * its way up with a limit of its own: laid into its treap when it has
+ * one, else queued for it (room_ready). */
+static int room_hold(struct est *e, int32_t j, fw_time at)
+{
+	const struct fw_snapshot *s = e->y->s;
+
+	for (int32_t q = s->jobs[j].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
+		if (!own_limit(&s->queues[q]))
+			continue;
+		if (e->built[q]) {
+			if (room_put(e, q, j, at) != FW_OK)
+				return FW_ENOMEM;
+			continue;
+		}
+		struct hlog *h = FW_ARENA_RAW(e->y->a, struct hlog, 1);
+		if (!h)
+			return FW_ENOMEM;
+		*h = (struct hlog){ j, at, e->qwait[q] };
+		e->qwait[q] = h;
+	}
+	return FW_OK;
+}
+
 /* One pass over the end events, in next_end's order: count (fill NULL
  * slots) or fill each event's slot in every queue with a limit of its
  * own on its job's way up. */
@@ -825,356 +1073,142 @@ static void index_pass(struct est *e, const bool *own, bool cpu_mem, int32_t *cn
 				u = ev_use(s, v, cpu_mem);
 				got = true;
 			}
-			int32_t x = e->qfirst[q] + cnt[q]++;
-			e->qend[x] = v->end;
-			e->qgive[x] = cnt[q] > 1 ? fw_res_add(e->qgive[x - 1], u) : u;
+			struct tnode *x = &e->slot[e->qfirst[q] + cnt[q]++];
+			x->key = v->end;
+			x->d = fw_res_sub(fw_res_zero(), u);
 		}
 	}
 }
 
-/* e->qfirst, qend, qgive for the end events as they are now (rebuilt
- * when fw__resv_events added some).  O(events x depth), once: every
- * quota_at after it reads a queue's give-backs by binary search, where
- * it walked every end event before (1,028 M of the 1,301 M instructions
- * of a cycle at 4,000 nodes and 400 queues). */
+/* Queue q's room treap, made on its first question (a queue every job
+ * fits beside every holder is never asked one): its slots (e->slot[qfirst[q] .. qfirst[q + 1]), in time order)
+ * laid out, those of one time as one node, then the holders queued for
+ * it laid in. */
+static int room_ready(struct est *e, int32_t q)
+{
+	struct tnode *x = &e->slot[e->qfirst[q]];
+	int32_t n = e->qfirst[q + 1] - e->qfirst[q], m = 0;
+
+	if (e->built[q])
+		return FW_OK;
+	for (int32_t i = 0; i < n; i++) {
+		if (m > 0 && x[m - 1].key == x[i].key)
+			x[m - 1].d = fw_res_add(x[m - 1].d, x[i].d);
+		else
+			x[m++] = x[i];
+	}
+	for (int32_t i = 0; i < m; i++)
+		tn_init(e, &x[i], x[i].key, x[i].d);
+	e->room[q] = tn_build(x, m, e->st, e->nk);
+	e->built[q] = true;
+	for (const struct hlog *h = e->qwait[q]; h; h = h->next)
+		if (room_put(e, q, h->job, h->at) != FW_OK)
+			return FW_ENOMEM;
+	return FW_OK;
+}
+
+/* The slots of the room treaps (e->slot, struct tnode) for the end
+ * events as they are now, the holders so far queued for them (rebuilt
+ * when fw__resv_events added events).  O(events x depth), once: every
+ * quota_at after it descends a treap per queue, where it walked every
+ * end event before (1,028 M of the 1,301 M instructions of a cycle at
+ * 4,000 nodes and 400 queues). */
 static int quota_index(struct est *e)
 {
 	struct cyc *y = e->y;
 	int32_t nq = y->s->nqueues, *cnt, *evq;
 	bool *own, cpu_mem = false;
 
-	if (e->qfirst && e->qi_run == y->nev_run && e->qi_st == y->nev_st)
+	if (e->room && e->qi_run == y->nev_run && e->qi_st == y->nev_st)
 		return FW_OK;
 	e->qfirst = FW_ARENA_NEW(y->a, int32_t, (size_t)nq + 1);
+	e->room = FW_ARENA_NEW(y->a, struct tnode *, (size_t)nq + 1);
+	e->built = FW_ARENA_NEW(y->a, bool, (size_t)nq + 1);
+	e->qwait = FW_ARENA_NEW(y->a, struct hlog *, (size_t)nq + 1);
 	cnt = FW_ARENA_NEW(y->a, int32_t, (size_t)nq + 1);
 	own = FW_ARENA_NEW(y->a, bool, (size_t)nq + 1);
 	evq = FW_ARENA_RAW(y->a, int32_t, (size_t)y->nev_run + (size_t)y->nev_st + 1);
-	if (!e->qfirst || !cnt || !own || !evq)
+	if (!e->qfirst || !e->room || !e->built || !e->qwait || !cnt || !own || !evq)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < nq; q++) {
 		const struct fw_res *lim = &y->s->queues[q].limit;
 		own[q] = own_limit(&y->s->queues[q]);
 		cpu_mem |= lim->v[FW_RES_CPU] != FW_UNLIMITED || lim->v[FW_RES_MEM] != FW_UNLIMITED;
+		for (int k = e->nk; k < FW_RES_COUNT; k++)
+			if (lim->v[k] != FW_UNLIMITED)
+				e->nk = k + 1;
 	}
 	index_pass(e, own, cpu_mem, cnt, evq, false);
 	for (int32_t q = 0; q < nq; q++) {
 		e->qfirst[q + 1] = e->qfirst[q] + cnt[q];
 		cnt[q] = 0;
 	}
-	e->qend = FW_ARENA_RAW(y->a, fw_time, (size_t)e->qfirst[nq] + 1);
-	e->qgive = FW_ARENA_RAW(y->a, struct fw_res, (size_t)e->qfirst[nq] + 1);
-	if (!e->qend || !e->qgive)
+	e->slot = FW_ARENA_RAW(y->a, struct tnode, (size_t)e->qfirst[nq] + 1);
+	e->st = FW_ARENA_RAW(y->a, struct tnode *, (size_t)e->qfirst[nq] + 1);
+	if (!e->slot || !e->st)
 		return FW_ENOMEM;
 	index_pass(e, own, cpu_mem, cnt, evq, true);
 	e->qi_run = y->nev_run;
 	e->qi_st = y->nev_st;
-	e->qstamp++;
+	for (const struct hlog *h = e->hlog; h; h = h->next)
+		if (room_hold(e, h->job, h->at) != FW_OK)
+			return FW_ENOMEM;
 	return FW_OK;
 }
 
-/* One level's question (struct lvl): queue q's slots qfirst[q] + 0 ..
- * n, and per resource what must be given back (ask; INT64_MIN where q
- * has no limit). */
-struct lvl {
-	const struct est *e;
-	int32_t b, n;
-	struct fw_res ask;
-};
+/* ---- a queue's answer, a job's answer ------------------------------ */
 
-/* Does giving back g meet what l asks? */
-static bool covers(const struct lvl *l, struct fw_res g)
-{
-	for (int k = 0; k < FW_RES_COUNT; k++)
-		if (g.v[k] < l->ask.v[k])
-			return false;
-	return true;
-}
-
-/* Do q's first c slots, beside the holders' h, give back what l asks? */
-static bool gives_enough(const struct lvl *l, int32_t c, struct fw_res h)
-{
-	return covers(l, c > 0 ? fw_res_add(l->e->qgive[l->b + c - 1], h) : h);
-}
-
-/* The fewest slots c in [lo, n] that give enough beside h, n + 1 when
- * none: a binary search, as the sums only grow. */
-static int32_t first_enough(const struct lvl *l, int32_t lo, struct fw_res h)
-{
-	int32_t hi = l->n + 1;
-
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		if (gives_enough(l, mid, h))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-/* How many of q's slots end before t, or at or before it (by). */
-static int32_t ended(const struct lvl *l, fw_time t, bool by)
-{
-	int32_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		fw_time x = l->e->qend[l->b + mid];
-		if (x < t || (by && x == t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* What subtree t holds. */
-static struct fw_res held_in(const struct hnode *t)
-{
-	return t ? t->sum : fw_res_zero();
-}
-
-/* The first holder x of h (by end) such that q, given back its holders
- * before x and its slots that end before x's end, has given back
- * enough; NULL when none.  *before: what the holders before x hold (all
- * of them, when none); *pred: the holder just before x (the last one,
- * when none), NULL when none.  One descent: "enough" only grows along
- * the holders. */
-static const struct hnode *first_stretch(const struct lvl *l, const struct hlist *h, struct fw_res *before,
-					 const struct hnode **pred)
-{
-	struct hnode *t = h->root;
-	const struct hnode *found = NULL;
-	struct fw_res acc = fw_res_zero();
-
-	*pred = NULL;
-	while (t) {
-		struct fw_res s = fw_res_add(acc, held_in(t->l));
-		if (t->stamp != l->e->qstamp) { /* its slot counts, once per index */
-			t->lt = ended(l, t->key, false);
-			t->le = ended(l, t->key, true);
-			t->glt = t->lt > 0 ? l->e->qgive[l->b + t->lt - 1] : fw_res_zero();
-			t->stamp = l->e->qstamp;
-		}
-		if (covers(l, fw_res_add(t->glt, s))) {
-			found = t;
-			*before = s;
-			t = t->l;
-		} else {
-			acc = fw_res_add(s, t->req);
-			*pred = t;
-			t = t->r;
-		}
-	}
-	if (!found)
-		*before = acc;
-	return found;
-}
-
-/* Queue q's question for need, q holding held (its running jobs and
- * every holder): what its slots and holders must give back. */
-static struct lvl level_of(const struct est *e, int32_t q, struct fw_res held, struct fw_res need)
+/* The first time from lo at which queue q (a limit of its own) lets
+ * need in beside what it holds then (struct tnode); FW__NEVER when
+ * none (or when its treap could not be made: out of memory, the start
+ * reads unknown, as when quota_index fails).  Per resource with a
+ * limit, the first fit at or after t; until they all agree. */
+static fw_time room_at(struct est *e, int32_t q, struct fw_res need, fw_time lo)
 {
 	const struct fw_queue *lq = &e->y->s->queues[q];
-	struct lvl l = { e, e->qfirst[q], e->qfirst[q + 1] - e->qfirst[q], fw_res_zero() };
+	const struct tnode *root;
+	fw_time t = lo, ok[FW_RES_COUNT]; /* per resource: the t it fits at */
+	int nlim = 0;
 
-	for (int k = 0; k < FW_RES_COUNT; k++)
-		l.ask.v[k] = lq->limit.v[k] == FW_UNLIMITED ? INT64_MIN : held.v[k] + need.v[k] - lq->limit.v[k];
-	return l;
-}
-
-/* The first end time (an end event's or a holder's) by which queue q,
- * holding held, has given back enough for need: false when none does.
- * Between two of its holders' ends what it has given back grows only
- * with its end events: one descent of its holders' treap finds the
- * stretch (first_stretch), a binary search over its slots the end in it
- * (or the holder's end that opens it). */
-static bool level_at(const struct est *e, int32_t q, struct fw_res held, struct fw_res need, fw_time *at)
-{
-	struct lvl l = level_of(e, q, held, need);
-	struct hlist none = { NULL, NULL };
-	const struct hlist *h = e->hl ? &e->hl[q] : &none;
-	const struct hnode *pred;
-	struct fw_res before = fw_res_zero();
-	int32_t c = 0;
-
-	if (!first_stretch(&l, h, &before, &pred) && !gives_enough(&l, l.n, before))
-		return false;
-	if (pred && gives_enough(&l, c = pred->le, before)) {
-		*at = pred->key;
-		return true;
+	if (room_ready(e, q) != FW_OK)
+		return FW__NEVER;
+	root = e->room[q];
+	for (int k = 0; k < FW_RES_COUNT; k++) {
+		ok[k] = FW__NEVER;
+		nlim += lq->limit.v[k] != FW_UNLIMITED;
 	}
-	c = first_enough(&l, c, before);
-	*at = c > 0 ? e->qend[l.b + c - 1] : e->y->s->now;
-	return true;
-}
-
-/* ---- holders counted while they run (quota_scan) ------------------- */
-
-/* level_at counts each holder from now until its end: an upper bound,
- * as a holder expected to start later does not hold its room before.  A
- * 1-GPU job behind a 16-GPU one that waits for a full queue would wait
- * for that one's end, where allocate starts it in the first free GPU
- * (on a replay with limits equal to quotas, its estimates were 49 h
- * late at the median).  quota_scan goes forward from now instead, each
- * holder holding from its floor (hlist.starts) to its end, to the first
- * time every queue of the chain gives back enough: allocate's own test,
- * a start where the limits leave room at that time (a later holder may
- * then be late: its estimate, not this one, was the guess).  The walk
- * passes at most QUOTA_SCAN_JOB slot ends and holders per job and
- * QUOTA_SCAN_CYCLE per cycle; past them the answer is level_at's, which
- * is always a time the limits let the job in (what the queues hold
- * then is no more than level_at counted).  A replay's few hundred
- * waiting jobs are all answered in full; the benchmark's 17,000 a
- * cycle under limits share the cycle's steps (docs/performance.md). */
-
-/* What treap t's nodes keyed at or before k hold together. */
-static struct fw_res held_by(const struct hnode *t, fw_time k)
-{
-	struct fw_res acc = fw_res_zero();
-
-	while (t) {
-		if (t->key <= k) {
-			acc = fw_res_add(acc, fw_res_add(held_in(t->l), t->req));
-			t = t->r;
-		} else {
-			t = t->l;
+	for (int k = 0, left = nlim; left > 0; k = (k + 1) % FW_RES_COUNT) {
+		if (lq->limit.v[k] == FW_UNLIMITED || ok[k] == t)
+			continue;
+		int64_t lim = lq->limit.v[k] - need.v[k] - e->y->alloc[q].v[k];
+		fw_time u = tn_from(root, t, 0, k, lim);
+		if (u == FW__NEVER)
+			return FW__NEVER;
+		if (u > t) { /* the others must be asked again at u */
+			t = u;
+			left = nlim;
 		}
+		ok[k] = t;
+		left--;
 	}
-	return acc;
+	return t;
 }
 
-/* An in-order walk over a treap's keys after some time (the treap has
- * no parent links: the path is a stack).  deep: a path too long for
- * the stack (a treap's depth is about 3 ln n: 35 for 100,000 holders);
- * the walk is then given up. */
-#define HWALK_DEPTH 96
-struct hwalk {
-	const struct hnode *st[HWALK_DEPTH];
-	int n;
-	bool deep;
-};
-
-static void hw_push(struct hwalk *w, const struct hnode *t)
-{
-	if (w->n == HWALK_DEPTH)
-		w->deep = true;
-	else
-		w->st[w->n++] = t;
-}
-
-/* Start w at the first key of t after k. */
-static void hw_seek(struct hwalk *w, const struct hnode *t, fw_time k)
-{
-	w->n = 0;
-	w->deep = false;
-	for (; t && !w->deep; t = t->key > k ? t->l : t->r)
-		if (t->key > k)
-			hw_push(w, t);
-}
-
-static const struct hnode *hw_peek(const struct hwalk *w)
-{
-	return w->n > 0 && !w->deep ? w->st[w->n - 1] : NULL;
-}
-
-/* Step past the key peeked. */
-static void hw_next(struct hwalk *w)
-{
-	const struct hnode *x = w->st[--w->n];
-
-	for (const struct hnode *t = x->r; t && !w->deep; t = t->l)
-		hw_push(w, t);
-}
-
-/* One queue's answer: the first time in [lo, hi) at which q, holding
- * held (its running jobs and every holder), has given back enough for
- * need: its slots that ended, its holders that ended or have not
- * started yet; hi when none, or when *steps (slot ends and holders
- * passed) ran out.  It steps from one time room comes back (a slot's
- * or a holder's end) to the next. */
-static fw_time scan_level(const struct est *e, int32_t q, struct fw_res held, struct fw_res need, fw_time lo,
-			  fw_time hi, int64_t *steps)
-{
-	const struct hlist *h = &e->hl[q];
-	struct lvl l = level_of(e, q, held, need);
-	int32_t c = ended(&l, lo, true);
-	struct fw_res ge = held_by(h->root, lo);
-	struct fw_res gs = fw_res_sub(held_in(h->starts), held_by(h->starts, lo));
-	struct hwalk ends, starts;
-	const struct hnode *x;
-
-	(*steps)--; /* the seeks */
-	hw_seek(&ends, h->root, lo);
-	hw_seek(&starts, h->starts, lo);
-	for (fw_time t = lo; t < hi && *steps > 0 && !ends.deep && !starts.deep;) {
-		struct fw_res g = fw_res_add(ge, gs);
-		if (covers(&l, c > 0 ? fw_res_add(e->qgive[l.b + c - 1], g) : g))
-			return t;
-		fw_time na = c < l.n ? e->qend[l.b + c] : FW__NEVER;
-		fw_time nh = (x = hw_peek(&ends)) ? x->key : FW__NEVER;
-		if ((t = na < nh ? na : nh) == FW__NEVER)
-			break;
-		for (; c < l.n && e->qend[l.b + c] <= t; c++)
-			(*steps)--;
-		for (; (x = hw_peek(&ends)) && x->key <= t; hw_next(&ends), (*steps)--)
-			ge = fw_res_add(ge, x->req);
-		for (; (x = hw_peek(&starts)) && x->key <= t; hw_next(&starts), (*steps)--)
-			gs = fw_res_sub(gs, x->req);
-	}
-	return hi;
-}
-
-/* The first time from now, before hi (level_at's answer for the
- * chain, FW__NEVER for never), at which every queue of chain[0 .. d)
- * that need does not fit now gives back enough, the holders counted
- * while they run; hi when the walk finds none within its steps.
- * A queue that lets the job in at t may not at a later t (a holder
- * starts), so each move rechecks them all. */
-static fw_time quota_scan(struct est *e, const int32_t *chain, int32_t d, const struct fw_res *held,
-			  struct fw_res need, fw_time hi)
-{
-	const struct fw_snapshot *s = e->y->s;
-	int64_t steps = e->scan_left < QUOTA_SCAN_JOB ? e->scan_left : QUOTA_SCAN_JOB, had = steps;
-	fw_time t = s->now;
-	bool moved = true;
-
-	if (!e->hl || steps <= 0)
-		return hi;
-	while (moved && t < hi) {
-		moved = false;
-		for (int32_t a = 0; a < d && t < hi; a++) {
-			if (excess(&s->queues[chain[a]], held[a], need) <= 0)
-				continue;
-			fw_time u = scan_level(e, chain[a], held[a], need, t, hi, &steps);
-			if (u > t) {
-				t = u;
-				moved = true;
-			}
-		}
-	}
-	e->scan_left -= had - steps;
-	return t < hi ? t : hi;
-}
-
-/* Over-quota job j's floor (QA est-over-quota): the first end, in time
- * order (running jobs', this cycle's starts', the holders' before it),
- * at which no queue on its way up is passed by its request beside what
- * the queue still holds (y->alloc less the ended jobs of its subtree,
- * plus the holders running then).  FW_TIME_UNKNOWN when never: a job
- * with no expected end holds the room for ever.  Counting every holder
- * from now, what a queue holds only falls as time goes on, and the
- * latest of the ends by which each queue it does not fit yet has given
- * back enough (level_at) is an answer; quota_scan then looks for an
- * earlier one, each holder counted only from its own floor. */
+/* Job j's floor under limits (QA est-over-quota): the first time from
+ * now at which no queue on its way up is passed by its request beside
+ * what the queue holds then (y->alloc less the ended jobs of its
+ * subtree, plus the holders running then: room_at).  FW_TIME_UNKNOWN
+ * when never: a job with no expected end holds the room for ever.  A
+ * queue it fits now beside every holder (e->qsum) fits it at every
+ * time, and is not asked. */
 static fw_time quota_at(struct est *e, int32_t j)
 {
 	struct cyc *y = e->y;
 	const struct fw_snapshot *s = y->s;
 	struct fw_res need = fw_job_request(&s->jobs[j]), held[QUOTA_DEPTH];
-	int32_t chain[QUOTA_DEPTH], d = 0;
-	fw_time worst = INT64_MIN, t;
-	bool never = false;
+	int32_t chain[QUOTA_DEPTH], d = 0, nask = 0;
+	fw_time t = s->now, ok[QUOTA_DEPTH]; /* per queue: the t it fits at */
+	bool ask[QUOTA_DEPTH];                /* per queue: not at every t */
 
 	for (int32_t q = s->jobs[j].queue; q >= 0 && d < QUOTA_DEPTH; q = s->queues[q].parent)
 		chain[d++] = q;
@@ -1186,15 +1220,24 @@ static fw_time quota_at(struct est *e, int32_t j)
 	if (quota_index(e) != FW_OK)
 		return FW_TIME_UNKNOWN;
 	for (int32_t a = 0; a < d; a++) {
-		if (excess(&s->queues[chain[a]], held[a], need) <= 0)
-			continue;
-		if (!level_at(e, chain[a], held[a], need, &t))
-			never = true;
-		else if (t > worst)
-			worst = t;
+		ok[a] = FW__NEVER;
+		ask[a] = excess(&s->queues[chain[a]], held[a], need) > 0;
+		nask += ask[a];
 	}
-	t = quota_scan(e, chain, d, held, need, never ? FW__NEVER : worst);
-	return t == FW__NEVER ? FW_TIME_UNKNOWN : t;
+	for (int32_t a = 0, left = nask; left > 0; a = (a + 1) % d) {
+		if (!ask[a] || ok[a] == t)
+			continue;
+		fw_time u = room_at(e, chain[a], need, t);
+		if (u == FW__NEVER)
+			return FW_TIME_UNKNOWN;
+		if (u > t) { /* the others must be asked again at u */
+			t = u;
+			left = nask;
+		}
+		ok[a] = t;
+		left--;
+	}
+	return t;
 }
 
 /* Add holder j's request to e->qsum of each queue on its way up, so
@@ -1212,81 +1255,23 @@ static int hold_sum(struct est *e, int32_t j)
 	return FW_OK;
 }
 
-static void hn_update(struct hnode *t)
-{
-	t->sum = fw_res_add(t->req, fw_res_add(held_in(t->l), held_in(t->r)));
-}
-
-/* Split treap t into the holders keyed at or before key (*a) and the
- * rest (*b). */
-static void hn_split(struct hnode *t, fw_time key, struct hnode **a, struct hnode **b)
-{
-	if (!t) {
-		*a = *b = NULL;
-	} else if (t->key <= key) {
-		hn_split(t->r, key, &t->r, b);
-		hn_update(t);
-		*a = t;
-	} else {
-		hn_split(t->l, key, a, &t->l);
-		hn_update(t);
-		*b = t;
-	}
-}
-
-/* Insert x under *slot: down while the nodes outrank it (each then
- * holds x too), after the nodes that end no later; where it outranks
- * the node, that subtree splits under it. */
-static void hn_insert(struct hnode **slot, struct hnode *x)
-{
-	struct hnode *t;
-
-	while ((t = *slot) && t->prio >= x->prio) {
-		t->sum = fw_res_add(t->sum, x->req);
-		slot = x->key < t->key ? &t->l : &t->r;
-	}
-	hn_split(t, x->key, &x->l, &x->r);
-	hn_update(x);
-	*slot = x;
-}
-
-/* Add a holder keyed at key (its end, or its start) that holds req to
- * treap *root, after those keyed no later; its priority a mix of the
- * nodes made so far. */
-static int hl_add(struct est *e, struct hnode **root, fw_time key, struct fw_res req)
-{
-	struct hnode *x = FW_ARENA_RAW(e->y->a, struct hnode, 1);
-	uint64_t z = ++e->nheld * 0x9e3779b97f4a7c15ull;
-
-	if (!x)
-		return FW_ENOMEM;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	*x = (struct hnode){ key, z ^ (z >> 31), req, req, NULL, NULL, 0, 0, 0, { { 0 } } };
-	hn_insert(root, x);
-	return FW_OK;
-}
-
 /* Hold job j, expected no sooner than at, under its queues (qsum) and
- * in the holder lists of each with a limit of its own: by its start
- * (at) and, when it ends, by its end, so the jobs behind it count its
- * room as taken while it runs. */
+ * in the room treaps of each with a limit of its own (logged, for a
+ * rebuild), so the jobs behind it count its room as taken while it
+ * runs. */
 static int quota_hold(struct est *e, int32_t j, fw_time at)
 {
-	struct cyc *y = e->y;
-	const struct fw_snapshot *s = y->s;
-	fw_time rt = fw__runtime(y, &s->jobs[j]);
-	struct fw_res req = fw_job_request(&s->jobs[j]);
+	struct hlog *h = FW_ARENA_RAW(e->y->a, struct hlog, 1);
+	int rc;
 
-	if (!e->hl && !(e->hl = FW_ARENA_NEW(y->a, struct hlist, (size_t)s->nqueues + 1)))
+	if (!h)
 		return FW_ENOMEM;
-	for (int32_t q = s->jobs[j].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
-		if (!own_limit(&s->queues[q]))
-			continue;
-		if (hl_add(e, &e->hl[q].starts, at, req) != FW_OK ||
-		    (rt > 0 && hl_add(e, &e->hl[q].root, at + rt, req) != FW_OK))
-			return FW_ENOMEM;
-	}
+	if ((rc = quota_index(e)) != FW_OK)
+		return rc;
+	*h = (struct hlog){ j, at, e->hlog };
+	e->hlog = h;
+	if ((rc = room_hold(e, j, at)) != FW_OK)
+		return rc;
 	return hold_sum(e, j);
 }
 

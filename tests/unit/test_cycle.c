@@ -351,7 +351,7 @@ TEST(an_over_quota_job_waits_for_the_holders_ahead_and_every_limit)
 }
 
 /* A job ahead that waits for the limit holds its room only from its
- * own expected start (quota_scan): queue capped (limit 8) runs r1 (4
+ * own expected start (quota_at): queue capped (limit 8) runs r1 (4
  * GPUs, ends t=1000) and r2 (4 GPUs, ends t=5000); w8 (8 GPUs, 1000 s)
  * fits the limit at t=5000 and holds it until 6000; w1 behind it (1
  * GPU, 1000 s: the same runtime, so w8 is ahead by expansion factor)
@@ -413,6 +413,93 @@ TEST(every_over_quota_job_gets_an_estimate)
 		ASSERT_EQ(pk->reason, FW_REASON_OVER_QUOTA);
 		ASSERT_EQ(pk->expected_start, 1000 + 100 * k);
 	}
+	fw_snapshot_free(s);
+}
+
+/* A job whose answer lies past the old walk's bound (4,096 steps a
+ * job, 131,072 a cycle) gets it exactly (the room treaps, quota_at):
+ * queue capped (limit 8) runs l4 (4 GPUs, ends t=1,000,000) and m4 (4
+ * GPUs, ends t=1000); 2,100 waiting 4-GPU jobs of 100 s take m4's half
+ * one after the other, job k from t=1000 + 100 k, the last ending at
+ * t=211,000; b8 (8 GPUs) behind them waits for l4's end; x4 (4 GPUs)
+ * behind b8 fits at t=211,000, before b8 starts.  It read b8's end
+ * (1,000,100): the walk passed its bound, and b8 was counted from now. */
+TEST(a_job_far_down_a_limit_gets_the_exact_room_before_a_later_holder)
+{
+	enum { NW = 2100 };
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 8, 8, 1);
+	int *w = calloc(NW, sizeof *w);
+	char name[16];
+	ASSERT(w != NULL);
+	s->now = 100;
+	int l4 = tb_job(s, "l4", q, 1, 4, 1000, 0);
+	tb_run(s, l4, 1, &n0, 0x0f);
+	s->jobs[l4].expected_runtime = 1000000;
+	int m4 = tb_job(s, "m4", q, 1, 4, 1000, 0);
+	tb_run(s, m4, 1, &n0, 0xf0);
+	s->jobs[m4].expected_runtime = 1000;
+	for (int k = 0; k < NW; k++) {
+		snprintf(name, sizeof name, "w%04d", k);
+		w[k] = tb_job(s, name, q, 1, 4, 1000, 1 + k);
+		s->jobs[w[k]].expected_runtime = 100;
+	}
+	int b8 = tb_job(s, "b8", q, 1, 8, 1000, NW + 1);
+	s->jobs[b8].expected_runtime = 100;
+	int x4 = tb_job(s, "x4", q, 1, 4, 1000, NW + 2);
+	s->jobs[x4].expected_runtime = 100;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	for (int k = 0; k < NW; k++)
+		ASSERT_EQ(fw_plan_pending_for(p, w[k])->expected_start, 1000 + 100 * k);
+	ASSERT_EQ(fw_plan_pending_for(p, b8)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, b8)->expected_start, 1000000);
+	ASSERT_EQ(fw_plan_pending_for(p, x4)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, x4)->expected_start, 1000 + 100 * NW);
+	free(w);
+	fw_snapshot_free(s);
+}
+
+/* A queue that limits GPUs and CPU lets a job in only when both have
+ * room at once (room_at asks each resource until they agree): queue
+ * capped (8 GPUs, 8 cores) runs ra (4 GPUs, 1 core, ends t=1000) and rb
+ * (4 GPUs, 7 cores, ends t=2000); h8 (8 GPUs, no CPU) waits for both:
+ * t=2000 to 3000.  x (4 GPUs, 2 cores) has its GPUs at t=1000 but not
+ * its cores (7 + 2 of 8), its cores at t=2000 but not its GPUs (h8
+ * holds 8), and both at t=3000. */
+TEST(a_job_under_two_limits_waits_until_both_have_room)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 8, 8, 1);
+	s->queues[q].limit.v[FW_RES_CPU] = 8000;
+	s->now = 100;
+	int ra = tb_job(s, "ra", q, 1, 4, 1000, 0);
+	s->jobs[ra].groups[0].cpu_milli = 1000;
+	tb_run(s, ra, 1, &n0, 0x0f);
+	s->jobs[ra].start_time = 100;
+	s->jobs[ra].expected_runtime = 900;
+	int rb = tb_job(s, "rb", q, 1, 4, 1000, 0);
+	s->jobs[rb].groups[0].cpu_milli = 7000;
+	tb_run(s, rb, 1, &n0, 0xf0);
+	s->jobs[rb].start_time = 100;
+	s->jobs[rb].expected_runtime = 1900;
+	int h8 = tb_job(s, "h8", q, 1, 8, 1000, 1);
+	s->jobs[h8].groups[0].cpu_milli = 0;
+	s->jobs[h8].expected_runtime = 1000;
+	int x = tb_job(s, "x", q, 1, 4, 1000, 2);
+	s->jobs[x].groups[0].cpu_milli = 2000;
+	s->jobs[x].expected_runtime = 1000;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, h8)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, h8)->expected_start, 2000);
+	ASSERT_EQ(fw_plan_pending_for(p, x)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, x)->expected_start, 3000);
 	fw_snapshot_free(s);
 }
 
@@ -6053,7 +6140,8 @@ TEST(estimates_ahead_never_change_decisions)
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, \
-	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, every_over_quota_job_gets_an_estimate, jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
+	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, every_over_quota_job_gets_an_estimate, a_job_far_down_a_limit_gets_the_exact_room_before_a_later_holder, a_job_under_two_limits_waits_until_both_have_room, \
+	 jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
 	reason_texts_count_one_in_the_singular, gpu_model_reason_names_the_model, \
