@@ -728,7 +728,7 @@ static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_re
  * under a limit that are not over quota it answers per cycle
  * (limit_floor: past them such a job has no floor, its estimate a lower
  * bound).  Every over-quota job is answered: O(depth x log) each
- * (quota_index, room_at).  Until 2026-12-06 only the first 256 of
+ * (quota_index, room_all).  Until 2026-12-06 only the first 256 of
  * both together were, each walking every end event, and past them an
  * over-quota job's start read unknown: 8,264 of 78,966 pending on the
  * benchmark, 27 now (those a limit never lets in).  Answering every
@@ -763,7 +763,7 @@ static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_re
  * A holder is two point insertions (tn_add), O(log n) each with the sums
  * on their paths redone; the slots are laid out once per index
  * (tn_build: O(n), a Cartesian tree over the sorted ends).
- * The answer is exact per queue and resource (room_at), and the job's
+ * The answer is exact per queue and resource (tn_from), and the job's
  * is the first time all of them agree: each moves t to its own first
  * fit at or after t until none moves; a time that fits all fits each,
  * so none is passed.  A later holder may then be late: its estimate,
@@ -1158,37 +1158,62 @@ static int quota_index(struct est *e)
 
 /* ---- a queue's answer, a job's answer ------------------------------ */
 
-/* The first time from lo at which queue q (a limit of its own) lets
- * need in beside what it holds then (struct tnode); FW__NEVER when
- * none (or when its treap could not be made: out of memory, the start
- * reads unknown, as when quota_index fails).  Per resource with a
- * limit, the first fit at or after t; until they all agree. */
-static fw_time room_at(struct est *e, int32_t q, struct fw_res need, fw_time lo)
-{
-	const struct fw_queue *lq = &e->y->s->queues[q];
-	const struct tnode *root;
-	fw_time t = lo, ok[FW_RES_COUNT]; /* per resource: the t it fits at */
-	int nlim = 0;
+/* One limit a job's request must pass: queue q's on resource k. */
+struct qlim {
+	int32_t q;
+	int k;
+};
 
-	if (room_ready(e, q) != FW_OK)
-		return FW__NEVER;
-	root = e->room[q];
-	for (int k = 0; k < FW_RES_COUNT; k++) {
-		ok[k] = FW__NEVER;
-		nlim += lq->limit.v[k] != FW_UNLIMITED;
-	}
-	for (int k = 0, left = nlim; left > 0; k = (k + 1) % FW_RES_COUNT) {
-		if (lq->limit.v[k] == FW_UNLIMITED || ok[k] == t)
+/* The limits of chain[0 .. d) the job's request (need) is to be asked
+ * about, into lims: each limited resource of each queue it does not fit
+ * now beside every holder (held: a queue it fits so fits it at every
+ * time), those queues' room treaps made (room_ready).  Their count; -1
+ * when a treap could not be made (out of memory: the start reads
+ * unknown, as when quota_index fails). */
+static int32_t quota_lims(struct est *e, const int32_t *chain, int32_t d, const struct fw_res *held,
+			  struct fw_res need, struct qlim *lims)
+{
+	const struct fw_snapshot *s = e->y->s;
+	int32_t n = 0;
+
+	for (int32_t a = 0; a < d; a++) {
+		const struct fw_queue *lq = &s->queues[chain[a]];
+		if (excess(lq, held[a], need) <= 0)
 			continue;
-		int64_t lim = lq->limit.v[k] - need.v[k] - e->y->alloc[q].v[k];
-		fw_time u = tn_from(root, t, 0, k, lim);
+		if (room_ready(e, chain[a]) != FW_OK)
+			return -1;
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			if (lq->limit.v[k] != FW_UNLIMITED)
+				lims[n++] = (struct qlim){ chain[a], k };
+	}
+	return n;
+}
+
+/* The first time from t at which every limit of lims[0 .. n) lets need
+ * in beside what its queue holds then (struct tnode); FW__NEVER when
+ * none.  Each limit moves t to its own first fit at or after t (one
+ * descent, tn_from), until a whole round moves it no more: a time that
+ * fits all fits each, so none is passed, and the answer is the least
+ * such time whatever the order. */
+static fw_time room_all(const struct est *e, const struct qlim *lims, int32_t n, struct fw_res need, fw_time t)
+{
+	fw_time ok[QUOTA_DEPTH * FW_RES_COUNT]; /* per limit: the t it fits at */
+
+	for (int32_t i = 0; i < n; i++)
+		ok[i] = FW__NEVER;
+	for (int32_t i = 0, left = n; left > 0; i = (i + 1) % n) {
+		int32_t q = lims[i].q;
+		int k = lims[i].k;
+		if (ok[i] == t)
+			continue;
+		fw_time u = tn_from(e->room[q], t, 0, k, e->y->s->queues[q].limit.v[k] - need.v[k] - e->y->alloc[q].v[k]);
 		if (u == FW__NEVER)
 			return FW__NEVER;
 		if (u > t) { /* the others must be asked again at u */
 			t = u;
-			left = nlim;
+			left = n;
 		}
-		ok[k] = t;
+		ok[i] = t;
 		left--;
 	}
 	return t;
@@ -1197,18 +1222,16 @@ static fw_time room_at(struct est *e, int32_t q, struct fw_res need, fw_time lo)
 /* Job j's floor under limits (QA est-over-quota): the first time from
  * now at which no queue on its way up is passed by its request beside
  * what the queue holds then (y->alloc less the ended jobs of its
- * subtree, plus the holders running then: room_at).  FW_TIME_UNKNOWN
- * when never: a job with no expected end holds the room for ever.  A
- * queue it fits now beside every holder (e->qsum) fits it at every
- * time, and is not asked. */
+ * subtree, plus the holders running then: room_all).  FW_TIME_UNKNOWN
+ * when never: a job with no expected end holds the room for ever. */
 static fw_time quota_at(struct est *e, int32_t j)
 {
 	struct cyc *y = e->y;
 	const struct fw_snapshot *s = y->s;
 	struct fw_res need = fw_job_request(&s->jobs[j]), held[QUOTA_DEPTH];
-	int32_t chain[QUOTA_DEPTH], d = 0, nask = 0;
-	fw_time t = s->now, ok[QUOTA_DEPTH]; /* per queue: the t it fits at */
-	bool ask[QUOTA_DEPTH];                /* per queue: not at every t */
+	struct qlim lims[QUOTA_DEPTH * FW_RES_COUNT];
+	int32_t chain[QUOTA_DEPTH], d = 0, n;
+	fw_time t;
 
 	for (int32_t q = s->jobs[j].queue; q >= 0 && d < QUOTA_DEPTH; q = s->queues[q].parent)
 		chain[d++] = q;
@@ -1217,27 +1240,10 @@ static fw_time quota_at(struct est *e, int32_t j)
 	quota_held(e, chain, d, held);
 	if (quota_fits(s, chain, d, held, need))
 		return s->now; /* the reclaim phase's evictions made room */
-	if (quota_index(e) != FW_OK)
+	if (quota_index(e) != FW_OK || (n = quota_lims(e, chain, d, held, need, lims)) < 0)
 		return FW_TIME_UNKNOWN;
-	for (int32_t a = 0; a < d; a++) {
-		ok[a] = FW__NEVER;
-		ask[a] = excess(&s->queues[chain[a]], held[a], need) > 0;
-		nask += ask[a];
-	}
-	for (int32_t a = 0, left = nask; left > 0; a = (a + 1) % d) {
-		if (!ask[a] || ok[a] == t)
-			continue;
-		fw_time u = room_at(e, chain[a], need, t);
-		if (u == FW__NEVER)
-			return FW_TIME_UNKNOWN;
-		if (u > t) { /* the others must be asked again at u */
-			t = u;
-			left = nask;
-		}
-		ok[a] = t;
-		left--;
-	}
-	return t;
+	t = n > 0 ? room_all(e, lims, n, need, s->now) : s->now;
+	return t == FW__NEVER ? FW_TIME_UNKNOWN : t;
 }
 
 /* Add holder j's request to e->qsum of each queue on its way up, so
