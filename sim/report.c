@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fairway/span.h"
 #include "report.h"
 
 #define CDF_POINTS 400
@@ -231,8 +232,9 @@ static void head(FILE *f, const struct fw_met_run *mr)
 			(long long)mr->capacity_gpus);
 	if (mr->nodes_per_rack > 0)
 		fprintf(f, ", racks of %d nodes", (int)mr->nodes_per_rack);
-	fprintf(f, "), scheduling tick %lld s, through %d polic%s of the same engine: ",
-		(long long)mr->tick_s, mr->npol, mr->npol == 1 ? "y" : "ies");
+	char tick[FW_SPAN_MAX];
+	fprintf(f, "), scheduling tick %s, through %d polic%s of the same engine: ",
+		fw_span_format(mr->tick_s, tick, sizeof tick), mr->npol, mr->npol == 1 ? "y" : "ies");
 	for (int i = 0; i < mr->npol; i++) {
 		fprintf(f, "%s<b style=\"color:%s\">", i ? ", " : "", color(i));
 		esc(f, mr->pol[i]->name);

@@ -1696,6 +1696,13 @@ if grep -qF "trace $MY/one.csv: 1 job; cluster 13x8" <<<"$ord" && grep -qF '<p c
 else
 	bad "sim-run-one-job-trace"; echo "$ord" | head -3
 fi
+# the report's header writes its tick in span words, as the text report does (before, "scheduling tick 60 s")
+"$FW" sim run --trace "$MY/one.csv" --policies fifo --tick 90 --report "$MY/tick.html" >/dev/null 2>&1
+if grep -qF 'scheduling tick 1m30s, through 1 policy' "$MY/tick.html" && ! grep -qF 'scheduling tick 90 s' "$MY/tick.html"; then
+	ok "sim-run-report-tick-in-words"
+else
+	bad "sim-run-report-tick-in-words"; grep -o 'scheduling tick[^,]*' "$MY/tick.html"
+fi
 rm -rf "$MY"
 # --verbose with node failures: the evictions they caused and the work lost
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --failures 50 --verbose \
