@@ -56,6 +56,18 @@ double fw_usage_decay(double usage, fw_time at, fw_time now, double h)
 	return usage * exp2(-(double)(now - at) / h);
 }
 
+double fw_usage_held(double g, fw_time from, fw_time to, fw_time now, double h)
+{
+	if (!(g > 0) || to <= from)
+		return 0;
+	if (!(h > 0))
+		return g * (double)(to - from);
+	/* 2^-(now-to)/h - 2^-(now-from)/h, without the difference of two
+	 * numbers near 1 (h is days, a stretch seconds) */
+	return g * h / 0.69314718055994530942 * exp2(-(double)(now - to) / h) *
+	       -expm1(-(double)(to - from) * 0.69314718055994530942 / h);
+}
+
 static double fs_tol(const struct fs_ctx *c, int r)
 {
 	return FS_EPS * c->a[r];

@@ -862,14 +862,12 @@ static int32_t user_entry(struct sim *m, int32_t q, const char *user, fw_time T)
 }
 
 /* Age a decayed usage to t, integrating a constant allocation a (GPUs)
- * exactly since *at. */
+ * exactly since *at (fw_usage_held, the daemon's accrual too). */
 static void accrue_to(double *usage, fw_time *at, double a, double h, fw_time t)
 {
-	double dt = (double)(t - *at);
-
-	if (dt <= 0)
+	if (t <= *at)
 		return;
-	*usage = fw_usage_decay(*usage, *at, t, h) + (h > 0 ? a * h / LN2 * (1.0 - exp2(-dt / h)) : a * dt);
+	*usage = fw_usage_decay(*usage, *at, t, h) + fw_usage_held(a, *at, t, t, h);
 	*at = t;
 }
 

@@ -437,24 +437,6 @@ static int qname_cmp(const void *a, const void *b)
 	return strcmp(((const struct qname *)a)->name, ((const struct qname *)b)->name);
 }
 
-/* The GPU-seconds g GPUs held from `from` to `to` add to a decayed
- * usage as of now (half-life h; h <= 0: undecayed): each second of it
- * decayed from its own time, the integral the simulator takes too
- * (sim/des.c accrue_to).  So how the time is cut into cycles changes
- * nothing: held from a to c then decayed to b, plus c to b, is held from
- * a to b. */
-#define LN2 0.69314718055994531
-static double held_for(double g, fw_time from, fw_time to, fw_time now, double h)
-{
-	if (g <= 0 || to <= from)
-		return 0;
-	if (h <= 0)
-		return g * (double)(to - from);
-	/* 2^-(now-to)/h - 2^-(now-from)/h, without the difference of two
-	 * numbers near 1 (h is days, the stretch seconds) */
-	return g * h / LN2 * exp2(-(double)(now - to) / h) * -expm1(-(double)(to - from) * LN2 / h);
-}
-
 /* The queues by name, for the runs (by their queue's name): nq + 1 of
  * them sorted, NULL on no memory. */
 static struct qname *queues_by_name(const struct fw_queue_spec *qs, int32_t nq)
@@ -484,7 +466,7 @@ static double run_for(const struct fw_backend_run *r, fw_time since, fw_time now
 {
 	fw_time from = r->start > since ? r->start : since;
 
-	return held_for(r->gpus, from, r->end < now ? r->end : now, now, h);
+	return fw_usage_held(r->gpus, from, r->end < now ? r->end : now, now, h);
 }
 
 /* Phase 1 of the users' accrual: an entry for each user with a running
@@ -522,7 +504,7 @@ static void users_add(struct fw_user_use **u, int32_t *n, int32_t *cap, const st
 			continue;
 		struct fw_user_use *e = user_use(u, n, cap, qs[j->queue].name, j->user, 0);
 		fw_time from = j->start_time > e->usage_at ? j->start_time : e->usage_at;
-		add[e - *u] += held_for(held_gpus(s, j), from, s->now, s->now, h);
+		add[e - *u] += fw_usage_held(held_gpus(s, j), from, s->now, s->now, h);
 	}
 	for (int32_t i = 0; i < nruns; i++) {
 		int32_t q = queue_named(byname, nq, runs[i].queue);
@@ -596,7 +578,7 @@ static void held_since(const struct fw_snapshot *s, fw_time from0, int32_t nq, c
 		const struct fw_job *j = &s->jobs[i];
 		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
 			continue;
-		add[j->queue] += held_for(held_gpus(s, j), j->start_time > from0 ? j->start_time : from0, s->now,
+		add[j->queue] += fw_usage_held(held_gpus(s, j), j->start_time > from0 ? j->start_time : from0, s->now,
 					  s->now, 0);
 	}
 	for (int32_t i = 0; i < nruns; i++) {
@@ -621,7 +603,7 @@ int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapsh
 		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
 			continue;
 		fw_time since = qs[j->queue].usage_at; /* skeleton order = model order */
-		add[j->queue] += held_for(held_gpus(s, j), j->start_time > since ? j->start_time : since, s->now,
+		add[j->queue] += fw_usage_held(held_gpus(s, j), j->start_time > since ? j->start_time : since, s->now,
 					  s->now, h);
 	}
 	for (int32_t i = 0; i < nruns; i++) {

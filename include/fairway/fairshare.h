@@ -136,6 +136,14 @@ struct fw_share {
  * h <= 0 means no decay. */
 double fw_usage_decay(double usage, fw_time at, fw_time now, double h);
 
+/* What g GPUs held from `from` to `to` add to a decayed usage as of
+ * `now` (>= to; half-life h seconds, h <= 0: undecayed, g x seconds):
+ * each second decayed from its own time, the exact integral.  So how the
+ * time is cut changes nothing: held from a to c, decayed to b, plus held
+ * from c to b, is held from a to b.  0 when g <= 0 or to <= from.  The
+ * simulator and the daemon accrue with it alike. */
+double fw_usage_held(double g, fw_time from, fw_time to, fw_time now, double h);
+
 /*
  * Compute shares for every queue of s.  demand[q] is queue q's own demand
  * (leaves: its jobs; inner queues may have 0 — subtree sums are formed

@@ -142,6 +142,35 @@ TEST(half_life_decay)
 		    fw_usage_decay(777, 0, 4000, 3000), 1e-9);
 }
 
+/* fw_usage_held: the exact decayed integral, so cutting a stretch
+ * anywhere changes nothing; undecayed when h <= 0; nothing for no GPUs
+ * or an empty stretch. */
+TEST(held_usage_is_one_integral_however_cut)
+{
+	double h = 7 * DAY;
+
+	/* constant g from 0 to T, as of T: g h / ln 2 (1 - 2^-T/h) */
+	ASSERT_NEAR(fw_usage_held(8, 0, 3600, 3600, 3600), 8 * 3600 / log(2) * 0.5, 1e-6);
+	/* a to c decayed to b, plus c to b, is a to b */
+	for (fw_time c = 1; c < 100000; c += 9973)
+		ASSERT_NEAR(fw_usage_decay(fw_usage_held(3, 0, c, c, h), c, 100000, h) +
+				    fw_usage_held(3, c, 100000, 100000, h),
+			    fw_usage_held(3, 0, 100000, 100000, h), 1e-9);
+	/* held to `to`, as of a later now: decayed from to */
+	ASSERT_NEAR(fw_usage_held(2, 100, 200, 5000, h), fw_usage_decay(fw_usage_held(2, 100, 200, 200, h), 200, 5000, h),
+		    1e-12);
+	/* one second under a half-life of days: one GPU-second, no
+	 * cancellation (1 - 2^-1/h would lose half its digits) */
+	ASSERT_NEAR(fw_usage_held(1, 0, 1, 1, h), 1, 1e-6);
+	ASSERT(fw_usage_held(1, 0, 1, 1, h) < 1);
+	ASSERT_NEAR(fw_usage_held(4, 10, 70, 1000, 0), 240, 0);  /* h = 0 */
+	ASSERT_NEAR(fw_usage_held(4, 10, 70, 1000, -1), 240, 0); /* h < 0 */
+	ASSERT_NEAR(fw_usage_held(0, 10, 70, 70, h), 0, 0);
+	ASSERT_NEAR(fw_usage_held(-2, 10, 70, 70, h), 0, 0);
+	ASSERT_NEAR(fw_usage_held(4, 70, 70, 70, h), 0, 0);
+	ASSERT_NEAR(fw_usage_held(4, 80, 70, 90, h), 0, 0);
+}
+
 TEST(deserved_guaranteed)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
@@ -926,7 +955,7 @@ TEST(arena_exhaustion)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(worked_example, free_resource_is_not_divided, sibling_cpu_quota_never_holds_back_unquoted, unquoted_cpu_never_strands_gpus, guaranteed_part_is_deserved_capped_by_demand_and_parent, half_life_decay, deserved_guaranteed,
+TEST_MAIN(worked_example, free_resource_is_not_divided, sibling_cpu_quota_never_holds_back_unquoted, unquoted_cpu_never_strands_gpus, guaranteed_part_is_deserved_capped_by_demand_and_parent, half_life_decay, held_usage_is_one_integral_however_cut, deserved_guaranteed,
 	  limits_never_exceeded, priority_tiers, weights_proportional,
 	  drf_consistency, three_level_tree, decayed_usage_lowers_over_user,
 	  bad_input, random_vs_reference, random_invariants_three_resources,
