@@ -763,6 +763,11 @@ static int64_t excess(const struct fw_queue *q, struct fw_res held, struct fw_re
  * A holder is two point insertions (tn_add), O(log n) each with the sums
  * on their paths redone; the slots are laid out once per index
  * (tn_build: O(n), a Cartesian tree over the sorted ends).
+ * tn_split, tn_bump, tn_insert and tn_from recurse down one path: the
+ * priorities come from a count (splitmix64), never from the times, so
+ * whatever times a trace gives, the depth is that of a random treap,
+ * O(log n) with high probability (the deepest node about 4.3 ln n:
+ * ~50 at 100,000 steps).
  * The answer is exact per queue and resource (tn_from), and the job's
  * is the first time all of them agree: each moves t to its own first
  * fit at or after t until none moves; a time that fits all fits each,
