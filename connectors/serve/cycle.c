@@ -783,8 +783,25 @@ static fw_time usage_since(const struct fw_serve *d)
 	return since;
 }
 
-/* The runs that ended since the usage last accrued, for it to count
- * them to their end (backend.h fw_backend_run): the local backend's own
+/* The oldest time a run that ended after it still has time to count:
+ * the usage's (usage_since), or /metrics' GPU-hours' mark when older
+ * (count_gpu_time).  Only an applied cycle moves the mark, while the
+ * usage moves at the take (a whole read's; the backend's own, adopted
+ * at the take; a split read's copies, adopted before the backend's apply
+ * finds the plan stale): after a stale or failed attempt the usage is
+ * past a run that the GPU-hours have still to count.  Each count takes
+ * of a run only its stretch after its own mark (run_for), so a run kept
+ * longer is counted once by each. */
+static fw_time runs_since(const struct fw_serve *d)
+{
+	fw_time since = usage_since(d), mark = d->m.gpu_counted_at;
+
+	return mark > 0 && mark < since ? mark : since;
+}
+
+/* The runs that ended since the usage or the GPU-hours last counted
+ * (runs_since), for them to count them to their end (backend.h
+ * fw_backend_run): the local backend's own
  * record of the runs it ended, or the ended jobs the backend's cluster
  * still lists that ran (t->ended: Slurm's, for MinJobAge; one that ended
  * before the next cycle after its end reads it, a cycle period longer
@@ -792,7 +809,7 @@ static fw_time usage_since(const struct fw_serve *d)
  * that ended them, under the lock. */
 static int take_runs(struct fw_serve *d, struct taken *t)
 {
-	fw_time since = usage_since(d);
+	fw_time since = runs_since(d);
 	int32_t n;
 
 	if (d->bops == &fw_backend_local) {
@@ -1639,11 +1656,53 @@ static int trim_logs(struct fw_serve *d, struct usage_due *u, fw_time now)
 	return fw_store_trim_logs(d->store, now - keep, FW_LOG_TRIM, u->trimmed);
 }
 
+static void free_taken(struct taken *t);
+
+/* At a clean stop, before its save: the local backend's usage accrued to
+ * the stop as a cycle's take accrues it, from a whole read (the jobs
+ * whose runtime is up end, and are noted): the runs it ended since the
+ * last cycle (a cancel of a running job) to their end, the running jobs
+ * to now.  Its runs are noted in memory only (local.c): saved as of the
+ * last cycle, such a run's last stretch was lost, since a restart counts
+ * from the saved time and sees only the jobs still running.  Saved as of
+ * the stop, each GPU-second is counted once: the restart counts the jobs
+ * still running, and the runs its first read ends, from the stop on.
+ * Other backends read nothing here: the slurm one keeps the usage itself,
+ * or lists its ended jobs again after a restart (MinJobAge). */
+static int accrue_at_stop(struct fw_serve *d, char *err, size_t errn)
+{
+	struct taken t;
+	int rc;
+
+	if (d->bops != &fw_backend_local)
+		return FW_OK;
+	memset(&t, 0, sizeof t);
+	if ((rc = fw_serve_backend_ready(d, err, errn)) == FW_OK &&
+	    !(t.s = fw_serve_skeleton(d, d->queues, d->nqueues, fw_serve_now())))
+		rc = FW_ENOMEM;
+	if (rc == FW_OK)
+		rc = read_world(d, &t, true, err, errn); /* whole */
+	if (rc == FW_OK)
+		rc = take_runs(d, &t);
+	if (rc == FW_OK)
+		rc = take_usage(d, d->queues, &d->users, &d->nusers, &d->capu, t.s, t.runs, t.nruns);
+	free_taken(&t);
+	return rc;
+}
+
+/* A clean stop's save: the usage accrued to the stop (accrue_at_stop;
+ * when that fails, what the last cycle accrued, said on stderr), then
+ * saved as a cycle saves it. */
 int fw_serve_save_usage_now(struct fw_serve *d)
 {
 	struct usage_due u = { true, false, { 0, 0 } };
-	int rc = fw_store_begin(d->store);
+	char err[512] = "";
+	int rc = accrue_at_stop(d, err, sizeof err);
 
+	if (rc != FW_OK)
+		fprintf(stderr, "fairway serve: the usage saved at stop counts only to the last cycle: %s\n",
+			err[0] ? err : fw_strerror(rc));
+	rc = fw_store_begin(d->store);
 	if (rc == FW_OK && (rc = save_usage(d, u, 0, d->cycle_base + (int64_t)d->m.cycles)) == FW_OK &&
 	    (rc = fw_store_commit(d->store)) == FW_OK)
 		return FW_OK;

@@ -271,7 +271,9 @@ int fw_serve_save_user(struct fw_serve *d, const struct fw_user_use *u);
 /* Its stored document removed (absent: FW_OK). */
 int fw_serve_forget_user(struct fw_serve *d, const struct fw_user_use *u);
 /* Every queue's and user's usage into the store now, in one transaction
- * (a clean stop: the periodic save is every 10 s); caller holds mu (the
+ * (a clean stop: the periodic save is every 10 s), the local backend's
+ * first accrued to now (a read: the runs it ended since the last cycle
+ * live in memory only, cycle.c accrue_at_stop); caller holds mu (the
  * API's threads answer until the HTTP server stops). */
 int fw_serve_save_usage_now(struct fw_serve *d);
 void fw_serve_request_cycle(struct fw_serve *d);

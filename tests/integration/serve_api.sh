@@ -1829,6 +1829,33 @@ fleet_daemon() {
 	TOKEN=$(cat "$S/token")
 }
 
+# --- a clean stop loses no GPU-second: a running job cancelled after the last cycle (a run
+# the local backend notes in memory only) counts to its end in the usage the stop saves,
+# so the restarted daemon's queue usage is its GPUs x its run, not the last cycle's 0 -------
+PERIOD=1h fleet_daemon stop-usage state-stop-usage <<'EOF2'
+now: 0
+nodes:
+  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: q, resources: {gpu: {quota: 8}}}
+EOF2
+req POST /v1/jobs '{"name":"st","queue":"q","tasks":[{"gpus":2}]}'
+req POST /v1/cycle
+req GET /v1/jobs/st
+check "stop: the job runs after the one requested cycle (the period is 1 h)" [ "$(jfield 'j["state"]')" = running ]
+sleep 2
+req DELETE /v1/jobs/st
+req GET /v1/jobs/st
+ran=$(jfield '2 * (j["endTime"] - j["startTime"])')
+check "stop: cancelled after 2 s or more, with no cycle since its start" \
+	bash -c "[ '$(jfield 'j["state"]')' = cancelled ] && [ '$ran' -ge 4 ]"
+stop_daemon
+PERIOD=1h start_daemon "$S" "$PORT" --config "$T/stop-usage.yaml" || bad "daemon restarts on state-stop-usage"
+req GET /v1/queues/q
+check "restart: q's usage is its job's 2 GPUs x its run to the cancel ($ran GPU-s), saved at the stop" \
+	[ "$(jfield "abs(j['usage'] - $ran) < 1e-3 * $ran")" = True ]
+stop_daemon
+
 # --- a queue's or a job's reservation to come protects its nodes (two nodes) ---------------
 fleet_daemon pair-rsv state-rsv <<'EOF2'
 now: 0

@@ -1986,11 +1986,23 @@ TEST(a_job_cancelled_while_the_world_is_built_is_never_started)
 	served_down(&f);
 }
 
+/* The daemon stopped at `at` as SIGTERM stops it (daemon.c: the usage
+ * saved, fw_serve_save_usage_now) and started again on its store. */
+static void served_stopped_at(struct served *f, fw_time at)
+{
+	fixed_now = at;
+	ASSERT_OK(fw_serve_save_usage_now(&f->d));
+	served_restart(f);
+}
+
 /* A daemon (served_up: the local backend on the clock fixed_now) whose
  * 2-GPU job of ann's starts at 5000 with runtime seconds, cancelled at
- * cancel_at (0: never), cycled every period seconds to 5030: queue q's
- * usage then into *queue, ann's in it into *user. */
-static void usage_cycled(fw_time period, fw_time runtime, fw_time cancel_at, double *queue, double *user)
+ * cancel_at (0: never), stopped and started again `stops` times at
+ * stop_at, stop_at + 1, ... (after the cancel when both fall between the
+ * same two cycles), cycled every period seconds to 5030: queue q's usage
+ * then into *queue, ann's in it into *user. */
+static void usage_cycled(fw_time period, fw_time runtime, fw_time cancel_at, fw_time stop_at, int stops,
+			 double *queue, double *user)
 {
 	struct served f;
 	char body[160];
@@ -2008,6 +2020,9 @@ static void usage_cycled(fw_time period, fw_time runtime, fw_time cancel_at, dou
 			fixed_now = cancel_at;
 			ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/a", ""), 200);
 		}
+		for (int k = 0; k < stops; k++)
+			if (stop_at + k > t - period && stop_at + k < t)
+				served_stopped_at(&f, stop_at + k);
 		fixed_now = t;
 		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
 	}
@@ -2032,16 +2047,79 @@ TEST(a_job_that_ends_between_cycles_counts_to_its_end)
 {
 	double h = 7.0 * 24 * 3600, q1, u1, q10, u10;
 
-	usage_cycled(1, 29, 0, &q1, &u1);
-	usage_cycled(10, 29, 0, &q10, &u10); /* ends at 5029, 0.9 periods after 5020 */
+	usage_cycled(1, 29, 0, 0, 0, &q1, &u1);
+	usage_cycled(10, 29, 0, 0, 0, &q10, &u10); /* ends at 5029, 0.9 periods after 5020 */
 	ASSERT(fabs(q10 - held(2, 5000, 5029, 5030, h)) < 1e-6);
 	ASSERT(fabs(q1 - q10) < 1e-9 && fabs(u1 - u10) < 1e-9 && fabs(u10 - q10) < 1e-9);
 	ASSERT(q10 > 57.99); /* not 40 */
-	usage_cycled(10, 0, 5015, &q10, &u10); /* no runtime: runs until its cancel */
+	usage_cycled(10, 0, 5015, 0, 0, &q10, &u10); /* no runtime: runs until its cancel */
 	ASSERT(fabs(q10 - held(2, 5000, 5015, 5030, h)) < 1e-6 && fabs(u10 - q10) < 1e-9);
 	ASSERT(q10 > 29.99);
-	usage_cycled(1, 0, 5015, &q1, &u1);
+	usage_cycled(1, 0, 5015, 0, 0, &q1, &u1);
 	ASSERT(fabs(q1 - q10) < 1e-9 && fabs(u1 - u10) < 1e-9);
+}
+
+/* A stop and a start lose no GPU-second and count none twice: the
+ * usage (the queue's, the user's) after cycles to 5030 with a stop
+ * (SIGTERM: the usage saved) and a restart on the same store between
+ * two cycles is the uninterrupted daemon's.  Cancelled at 5015 and
+ * stopped at 5018, after the 5010 cycle: before, the stop saved the
+ * usage as of 5010 and the run's end, noted in memory only (local.c),
+ * died with the daemon: 5010 to 5015 was lost (20 of 30 GPU-seconds).
+ * Running through the stop (to its runtime's end at 5029, or at 5022,
+ * before the stop at 5025: the stop's read ends it), and stopped twice
+ * with no cycle between, it counts the same. */
+TEST(a_stop_and_a_restart_lose_no_usage_and_count_none_twice)
+{
+	double h = 7.0 * 24 * 3600, q0, u0, q1, u1;
+
+	usage_cycled(10, 0, 5015, 0, 0, &q0, &u0);
+	usage_cycled(10, 0, 5015, 5018, 1, &q1, &u1);
+	ASSERT(fabs(q1 - held(2, 5000, 5015, 5030, h)) < 1e-6); /* not 5000 to 5010 */
+	ASSERT(fabs(q1 - q0) < 1e-9 && fabs(u1 - u0) < 1e-9);
+	usage_cycled(10, 0, 5015, 5018, 2, &q1, &u1); /* stopped at 5018 and at 5019 */
+	ASSERT(fabs(q1 - q0) < 1e-9 && fabs(u1 - u0) < 1e-9);
+	usage_cycled(10, 29, 0, 0, 0, &q0, &u0);
+	usage_cycled(10, 29, 0, 5025, 2, &q1, &u1);
+	ASSERT(fabs(q1 - held(2, 5000, 5029, 5030, h)) < 1e-6);
+	ASSERT(fabs(q1 - q0) < 1e-9 && fabs(u1 - u0) < 1e-9);
+	usage_cycled(10, 22, 0, 0, 0, &q0, &u0);
+	usage_cycled(10, 22, 0, 5025, 1, &q1, &u1);
+	ASSERT(fabs(q1 - held(2, 5000, 5022, 5030, h)) < 1e-6);
+	ASSERT(fabs(q1 - q0) < 1e-9 && fabs(u1 - u0) < 1e-9);
+}
+
+/* /metrics' GPU-hours count a run that ended before a stale attempt: r
+ * (4 GPUs, runtime 50) runs from 5000 and its runtime is up at 5050; at
+ * 5100 the cycle's capture ends it, its plan starts a, cancelled while
+ * the world was built, so the backend's apply finds the plan stale,
+ * after the attempt's usage (copies, to 5100) became the daemon's
+ * (adopt_copies).  The next attempt took the runs since that usage:
+ * none, and r's 200 GPU-seconds never reached the GPU-hours.  They are
+ * counted once: a later cycle adds nothing. */
+TEST(gpu_hours_keep_a_run_that_ended_before_a_stale_attempt)
+{
+	struct served f;
+	struct mid_cycle m = { .method = "DELETE", .path = "/v1/jobs/a", .body = "" };
+	int q;
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"r\",\"queue\":\"q\",\"runtime\":50,\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* r runs from 5000: the GPU-hours' mark */
+	ASSERT_STR_EQ(state_of(&f.d, "r"), "running");
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	fixed_now = 5100;
+	ASSERT_OK(cycle_with(&f, &m));
+	ASSERT_EQ(m.status, 200);
+	ASSERT_EQ(f.d.m.stale, 1);
+	ASSERT_STR_EQ(state_of(&f.d, "r"), "done");
+	ASSERT((q = fw_serve_queue_index(&f.d, "q")) >= 0);
+	ASSERT(fabs(f.d.queues[q].usage - held(4, 5000, 5050, 5100, 7.0 * 24 * 3600)) < 1e-6); /* once */
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 200.0 / 3600) < 1e-6);
+	fixed_now = 5200;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 200.0 / 3600) < 1e-6);
+	served_down(&f);
 }
 
 /* An ended job reads the same whichever backend ended it: a local job
@@ -2151,6 +2229,47 @@ TEST(a_clusters_ended_jobs_count_to_their_end_in_the_daemons_usage)
 	fixed_now = 5020; /* listed again: only the decay */
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
 	ASSERT(fabs(f.d.queues[q].usage - want * exp2(-10 / h)) < 1e-9);
+	f.d.bops = &fw_backend_local;
+	served_down(&f);
+}
+
+/* The same after a stale attempt of a whole read (a backend without
+ * capture), whose take accrues the model's usage itself: the 5010
+ * cycle's first plan is stale (a queue changed while it was planned),
+ * after its take accrued the usage to 5010; the next attempt took the
+ * ended jobs listed since that usage, which x (ended at 5005) is not, and
+ * dropped x's last 3 s (3 GPUs) from the GPU-hours counted since the
+ * 5002 cycle.  The usage counts x once. */
+TEST(gpu_hours_keep_a_listed_run_after_a_stale_whole_read)
+{
+	struct served f;
+	struct fw_backend_ops ops;
+	struct mid_cycle m = { .method = "PATCH", .path = "/v1/queues/q", .body = "{\"maxRuntime\":600}" };
+	double h = 7.0 * 24 * 3600;
+	int q;
+
+	served_up(&f);
+	ops = fw_backend_local;
+	ops.name = "remote";
+	ops.ended = listed_ended;
+	ops.capture = NULL, ops.build = NULL, ops.discard = NULL; /* a whole read */
+	f.d.bops = &ops;
+	fixed_now = 5002;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* the GPU-hours' mark */
+	fixed_now = 5010;
+	m.d = &f.d;
+	f.d.between = while_built;
+	f.d.between_ctx = &m;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	f.d.between = NULL;
+	ASSERT_EQ(m.status, 200);
+	ASSERT_EQ(f.d.m.stale, 1);
+	ASSERT((q = fw_serve_queue_index(&f.d, "q")) >= 0);
+	ASSERT(fabs(f.d.queues[q].usage - held(3, 5000, 5005, 5010, h)) < 1e-6);
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 9.0 / 3600) < 1e-6);
+	fixed_now = 5020; /* listed again: counted once */
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 9.0 / 3600) < 1e-6);
 	f.d.bops = &fw_backend_local;
 	served_down(&f);
 }
@@ -3597,6 +3716,8 @@ TEST_MAIN(a_stored_model_row_out_of_range_stops_the_start_in_words, a_logged_evi
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
 	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_cycle_fetches_its_read_without_the_state_lock,
 	  a_job_cancelled_while_the_world_is_built_is_never_started, a_job_that_ends_between_cycles_counts_to_its_end,
+	  a_stop_and_a_restart_lose_no_usage_and_count_none_twice, gpu_hours_keep_a_run_that_ended_before_a_stale_attempt,
+	  gpu_hours_keep_a_listed_run_after_a_stale_whole_read,
 	  an_ended_job_has_one_shape_whichever_backend_ended_it, a_clusters_ended_jobs_count_to_their_end_in_the_daemons_usage,
 	  a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
