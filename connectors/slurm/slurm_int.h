@@ -312,6 +312,13 @@ struct fw_slurm {
 	uint64_t note_gen;              /* the budget_gen it was made for */
 	struct fw__said said;           /* warn.c: what fw_slurm_warn said */
 	struct fw__ran_cache ran;       /* aside.c: ended jobs' nodes */
+	/* warn.c fw_slurm_min_job_age: slurm.conf's MinJobAge as last read
+	 * and that config's update time (0: never read), asked again with it
+	 * so an unchanged config costs slurmctld a "no change" answer.
+	 * Touched by that function alone (the daemon's cycle thread, without
+	 * its lock): nothing else of the handle reads them. */
+	int64_t min_job_age;
+	time_t conf_at;
 };
 
 /* A message a read replaced while a copy still builds from it (read.c). */
