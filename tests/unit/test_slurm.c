@@ -2586,9 +2586,27 @@ TEST(ended_jobs_nodes_are_expanded_once_while_slurm_lists_them)
 	ASSERT_EQ(nn, NJ + NJ / 2);
 	ASSERT_EQ(f.h->ran.expanded, NJ);
 	ASSERT_EQ(f.h->ran.n, NJ);
+	ASSERT_EQ(f.h->ran.filled, 0); /* the count puts nothing in words */
 	ASSERT_EQ(fw_slurm_ended(f.h, e, NJ, names, 3 * NJ, &n1), NJ); /* the fill: none anew */
 	ASSERT_EQ(n1, nn);
 	ASSERT_EQ(f.h->ran.expanded, NJ);
+	ASSERT_EQ(f.h->ran.filled, NJ); /* each record in words once */
+	{ /* a second list: every record the kept one, the same to the byte */
+		struct fw_backend_ended again[NJ];
+		memset(again, 0xa5, sizeof again);
+		ASSERT_EQ(fw_slurm_ended(f.h, again, NJ, names, 3 * NJ, &n1), NJ);
+		ASSERT_EQ(f.h->ran.filled, NJ);
+		ASSERT(!memcmp(again, e, sizeof again));
+		f.jobs.job_array[5].exit_code = 1 << 8; /* its record changed: made anew */
+		ASSERT_EQ(fw_slurm_ended(f.h, again, NJ, names, 3 * NJ, &n1), NJ);
+		ASSERT_EQ(f.h->ran.filled, NJ + 1);
+		ASSERT_EQ(again[5].exit_code, 1);
+		ASSERT_EQ(e[5].exit_code, 0);
+		f.jobs.job_array[5].exit_code = 0;
+		ASSERT_EQ(fw_slurm_ended(f.h, again, NJ, names, 3 * NJ, &n1), NJ);
+		ASSERT_EQ(f.h->ran.filled, NJ + 2);
+		ASSERT(!memcmp(again, e, sizeof again));
+	}
 	ASSERT_STR_EQ(e[0].job, "1000");
 	ASSERT_EQ(e[0].nnodes, 1);
 	ASSERT_STR_EQ(names[e[0].node_first], "gpu001");
