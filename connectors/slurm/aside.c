@@ -72,8 +72,8 @@
  * user, state, text) in every list call.  So the entry also keeps the
  * record as the first list call made it (ended_fill), copied out while
  * the job's state, exit code, start, submission and fairway's end mark
- * are the same (rec_holds; a finished job's name, account and user
- * Slurm no longer changes), node_first and nnodes set per call.
+ * are the same (rec_holds: not its name, account and user, which a
+ * finished job keeps), node_first and nnodes set per call.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,14 +226,15 @@ int fw_slurm_aside(struct fw_slurm *h, struct fw_backend_aside *out, int32_t cap
 
 /* ------------------------------------------------------------ ended jobs */
 
-/* Slurm's end of j in the local backend's words, into e: its state, exit
- * code, reason and text; false for a record that has not ended (e NULL:
- * only whether it ended, nothing written). */
+/* Did fairway end j at its run-time limit (its comment FW__ENDED)? */
 static bool ended_by_fairway(const slurm_job_info_t *j)
 {
 	return fw__set(j->comment) && !strncmp(j->comment, FW__ENDED, strlen(FW__ENDED));
 }
 
+/* Slurm's end of j in the local backend's words, into e: its state, exit
+ * code, reason and text; false for a record that has not ended (e NULL:
+ * only whether it ended, nothing written). */
 static bool end_of(const slurm_job_info_t *j, struct fw_backend_ended *e)
 {
 	uint32_t base = j->job_state & JOB_STATE_BASE, code = j->exit_code;
@@ -473,9 +474,10 @@ static void ended_words(struct fw_slurm *h, const slurm_job_info_t *j, int32_t r
  * ended_words read that Slurm may still change on an ended job's record
  * is compared here (its state, exit code, start, submission, and whether
  * its comment says fairway ended it).  Its name, account, user and GPUs
- * are not: slurmctld refuses to update a finished job (scontrol update:
- * "Job has already finished"), so only a requeue changes them, and a
- * requeued job that ends again has another end time. */
+ * are not: they are what the job ran as, which an update of a finished
+ * job is not expected to change (slurmctld answers such updates "Job has
+ * already finished"), and a requeued job that ends again has another
+ * end time, so another entry. */
 static bool rec_holds(const struct fw__ran *r, const slurm_job_info_t *j)
 {
 	return r->rec && r->rec_state == j->job_state && r->rec_exit == j->exit_code &&
