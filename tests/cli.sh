@@ -861,6 +861,7 @@ rm -rf "$CL_TMP"
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
 expect "serve-help-usage-opt" 0 "usage=slurm|own" "$FW" serve --help
+expect "serve-help-period-min-job-age" 0 "MinJobAge (300s by default), at most half" "$FW" serve --help
 # every --backend-opt key serve --help lists is in docs/serve.md's --backend-opt row (usage= was not)
 bo_row=$(grep -F '| `--backend-opt K=V` |' "$(dirname "$0")/../docs/serve.md")
 bo_keys=$("$FW" serve --help | sed -n '/--backend-opt K=V/,/--policy/p' | grep -o '\b[a-z][a-z-]*=' | sort -u)

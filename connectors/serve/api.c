@@ -284,7 +284,10 @@ void fw_serve_publish_health(struct fw_serve *d)
 }
 
 /* ok: the last cycle ran; when it failed, why (the daemon still answers,
- * but plans nothing until that is fixed).  Called without mu: it reads
+ * but plans nothing until that is fixed); minJobAgeS, how long the
+ * backend's cluster lists an ended job (backend.h ended_keep: Slurm's
+ * MinJobAge; absent when unknown), and warnings, what the operator should
+ * fix meanwhile (that figure no longer than --period; [] none).  Called without mu: it reads
  * only d->pub, under pub_mu (fw_api_handle, lock_free). */
 static void h_health(struct ctx *c)
 {
@@ -299,6 +302,10 @@ static void h_health(struct ctx *c)
 		      h.budget_safe);
 	if (o && !h.ok)
 		json_object_set_new(o, "error", json_string(h.err));
+	if (o && h.keep_s >= 0) /* the backend's ended_keep: Slurm's MinJobAge */
+		json_object_set_new(o, "minJobAgeS", json_integer((json_int_t)h.keep_s));
+	if (o)
+		json_object_set_new(o, "warnings", h.keep_warn[0] ? json_pack("[s]", h.keep_warn) : json_array());
 	reply(c, 200, o);
 }
 

@@ -47,7 +47,7 @@
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
  * Optional operations.  submit, cancel, health, explain, windows,
- * release, reload, usage, probe, reservations, aside and ended may be NULL: the API then answers 501 for job
+ * release, reload, usage, probe, reservations, aside, ended and ended_keep may be NULL: the API then answers 501 for job
  * submission/cancel, node health comes only from POSTed reports, waiting
  * reasons stay in the API, and maintenance windows stay in the daemon's
  * plans.  The local backend implements all of them but windows; a Slurm
@@ -586,6 +586,23 @@ struct fw_backend_ops {
 	 * look after, in words for a 404 on a name it no longer lists
 	 * ("Slurm lists an ended job for MinJobAge ..."). */
 	const char *ended_after;
+	/* Optional: how long the cluster keeps listing a job after it ended
+	 * (Slurm: MinJobAge), seconds, into *keep_s (0: for ever), and into
+	 * warn (n bytes) one line in words, both figures and what to do, when
+	 * a daemon that reads every period_s seconds can miss an end (a job
+	 * that ends and is purged between two reads: never listed ended, its
+	 * last stretch of usage uncounted, take_runs), "" otherwise.  Called
+	 * by the cycle thread WITHOUT the daemon's state lock, before its
+	 * first cycle and then at most once a minute (cycle.c check_keep);
+	 * it must touch nothing the other ops share (Slurm: one
+	 * slurm_load_ctl_conf given the update time of the config it read
+	 * last, "no change" while it stands).  FW_OK, or an fw_err with *d
+	 * filled: the daemon keeps what it showed and asks again at the next
+	 * check.  The daemon says the warning on stderr once per change and
+	 * shows both in GET /v1/health (minJobAgeS, warnings).  NULL: nothing
+	 * to show (local: it records the ends of its own runs). */
+	int (*ended_keep)(struct fw_backend *b, double period_s, int64_t *keep_s, char *warn, size_t n,
+			  struct fw_diag *d);
 	/* Optional: does the cluster manager answer?  FW_OK, or an fw_err
 	 * with *d filled.  Called before each cycle's take WITHOUT the
 	 * daemon's state lock, so that while the manager is down a cycle

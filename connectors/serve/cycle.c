@@ -805,7 +805,8 @@ static fw_time runs_since(const struct fw_serve *d)
  * record of the runs it ended, or the ended jobs the backend's cluster
  * still lists that ran (t->ended: Slurm's, for MinJobAge; one that ended
  * before the next cycle after its end reads it, a cycle period longer
- * than MinJobAge, loses its last stretch).  After the read (or capture)
+ * than MinJobAge, loses its last stretch: check_keep warns of such a
+ * period, backend.h ended_keep).  After the read (or capture)
  * that ended them, under the lock. */
 static int take_runs(struct fw_serve *d, struct taken *t)
 {
@@ -2217,10 +2218,57 @@ int fw_serve_cycle_once(struct fw_serve *d, struct fw_arena *ar)
 	return rc;
 }
 
+/* How often the cycle thread asks the backend's ended_keep again. */
+#define FW_SERVE_KEEP_CHECK_S 60.0
+
+/* What a changed retention figure (old -> keep, its warning now warn)
+ * says on stderr: the warning once, and once that it no longer holds. */
+static void say_keep(int64_t old, const char *old_warn, int64_t keep, const char *warn)
+{
+	if (warn[0] && (keep != old || strcmp(warn, old_warn)))
+		fprintf(stderr, "fairway serve: warning: %s\n", warn);
+	else if (!warn[0] && old_warn[0])
+		fprintf(stderr, "fairway serve: the cluster now lists an ended job for %lld s%s, longer than the cycle "
+			"period: no end is missed any more\n", (long long)keep, keep ? "" : " (0: for ever)");
+}
+
+/* How long the backend's cluster lists an ended job against --period
+ * (backend.h ended_keep: Slurm's MinJobAge), before the first cycle and
+ * then at most once a minute (*last: when it last asked; < 0 never), for
+ * GET /v1/health and, once per change, stderr.  Without the state lock:
+ * the op touches nothing the others share, and pub_mu guards the
+ * answer.  A failed ask keeps what was shown and is said (the cycle,
+ * which asks slurmctld too, says more). */
+static void check_keep(struct fw_serve *d, double *last)
+{
+	struct fw_diag dg;
+	char warn[sizeof d->pub.keep_warn] = "", old_warn[sizeof d->pub.keep_warn], m[512];
+	int64_t keep = -1, old;
+	double now = mono();
+
+	if (!d->bops->ended_keep || (*last >= 0 && now - *last < FW_SERVE_KEEP_CHECK_S))
+		return;
+	*last = now;
+	memset(&dg, 0, sizeof dg);
+	if (d->bops->ended_keep(d->be, d->opts->period_s, &keep, warn, sizeof warn, &dg) != FW_OK) {
+		fw_diag_format(&dg, m, sizeof m);
+		fprintf(stderr, "fairway serve: %s (asked again in %.0f s)\n", m, FW_SERVE_KEEP_CHECK_S);
+		return;
+	}
+	pthread_mutex_lock(&d->pub_mu);
+	old = d->pub.keep_s;
+	memcpy(old_warn, d->pub.keep_warn, sizeof old_warn);
+	d->pub.keep_s = keep;
+	memcpy(d->pub.keep_warn, warn, sizeof warn);
+	pthread_mutex_unlock(&d->pub_mu);
+	say_keep(old, old_warn, keep, warn);
+}
+
 void *fw_serve_cycle_thread(void *arg)
 {
 	struct fw_serve *d = arg;
 	struct fw_arena ar;
+	double keep_asked = -1;
 
 	fw_arena_init(&ar, 0);
 	for (;;) {
@@ -2229,6 +2277,7 @@ void *fw_serve_cycle_thread(void *arg)
 		pthread_mutex_unlock(&d->mu);
 		if (stop)
 			break;
+		check_keep(d, &keep_asked);
 		fw_serve_cycle_once(d, &ar); /* then wait */
 		wait_period(d, d->opts->period_s);
 	}

@@ -1007,6 +1007,7 @@ int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, 
 	}
 	if (setup_token(d, err, errn) || restore_model(d, err, errn) || open_backend(d, err, errn))
 		return FW_EINVAL;
+	d->pub.keep_s = -1; /* until the cycle thread asks (cycle.c check_keep) */
 	fw_serve_publish_health(d); /* before any cycle: ok, no view */
 	return FW_OK;
 }

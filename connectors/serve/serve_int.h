@@ -106,6 +106,12 @@ struct fw_serve_health {
 	uint64_t cycles;        /* m.cycles */
 	int schema_version;     /* the store's, read once */
 	char err[512];          /* cycle_err */
+	/* The backend's ended_keep (backend.h; cycle.c check_keep sets both,
+	 * publish_health leaves them): how long its cluster lists an ended
+	 * job, seconds (Slurm's MinJobAge; -1 unknown or no such op), and the
+	 * warning it gave against --period ("" none). */
+	int64_t keep_s;
+	char keep_warn[768];
 };
 
 struct fw_serve {

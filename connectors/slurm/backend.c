@@ -317,6 +317,19 @@ static int sb_fetch(struct fw_backend *b, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* slurm.conf's MinJobAge against the daemon's period (warn.c): from the
+ * cycle thread without the daemon's lock; only the handle's own config
+ * figures are touched. */
+static int sb_ended_keep(struct fw_backend *b, double period_s, int64_t *keep_s, char *warn, size_t n,
+			 struct fw_diag *d)
+{
+	int rc = fw_slurm_min_job_age(b->h, keep_s, d);
+
+	if (rc == FW_OK)
+		fw_slurm_age_warning(period_s, *keep_s, warn, n);
+	return rc;
+}
+
 const struct fw_backend_ops fw_backend_slurm = {
 	.name = "slurm",
 	.summary = "a live slurmctld through libslurm (jobs from sbatch, held until fairway starts them)",
@@ -335,6 +348,7 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.ended = sb_ended,
 	.ended_after = "Slurm lists an ended job only for MinJobAge seconds after its end (scontrol show config | "
 		       "grep MinJobAge); sacct -j ID -o JobID,State,ExitCode,NodeList shows it after",
+	.ended_keep = sb_ended_keep,
 	.reachable = sb_reachable,
 	.fetch = sb_fetch,
 	.capture = sb_capture,

@@ -383,6 +383,22 @@ const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h);
  * driver; returns the lines written.  Where a read runs (under the
  * daemon's lock): it keeps what it said in the handle. */
 int fw_slurm_warn(struct fw_slurm *h, FILE *out, const char *who);
+/* slurm.conf's MinJobAge (warn.c): how many seconds slurmctld keeps
+ * listing a job after it ended (0: it never purges one), into *age_s.
+ * Asks slurmctld (slurm_load_ctl_conf) with the update time of the
+ * config it read last, so an unchanged config is one "no change" answer
+ * and the figure kept.  Touches only its own part of the handle: the
+ * daemon calls it from its cycle thread without its lock (backend.h
+ * ended_keep).  FW_OK, or FW_EIO with Slurm's reason in *d (*age_s
+ * then the last figure read, -1 when none). */
+int fw_slurm_min_job_age(struct fw_slurm *h, int64_t *age_s, struct fw_diag *d);
+/* The warning for a reader that lists Slurm's ended jobs every period_s
+ * seconds when Slurm keeps them age_s (MinJobAge): a job that ends and is
+ * purged between two reads is never seen ended.  Written into out (one
+ * line, both figures and what to do) when age_s > 0 and period_s >=
+ * age_s; "" otherwise (age_s 0: Slurm purges none; < 0: unknown).  True
+ * when it wrote one. */
+bool fw_slurm_age_warning(double period_s, int64_t age_s, char *out, size_t n);
 /* The last RPC slurmctld refused, "what obj: Slurm's error"; "" if none. */
 const char *fw_slurm_last_error(const struct fw_slurm *h);
 

@@ -215,9 +215,10 @@ struct fw__fetched {
 	struct fw__budget_ask budget;
 };
 
-/* The nodes of one ended job, as aside.c's ended() expanded its NodeList
- * once: kept while Slurm lists the job (MinJobAge after its end), so a
- * hostlist is expanded once, not twice a daemon cycle (thousands of ended
+/* The nodes of one ended job (none: it never ran), as aside.c's ended()
+ * expanded its NodeList once, and its record in words: kept while Slurm
+ * lists the job (MinJobAge after its end), so a hostlist is expanded and
+ * a record formatted once, not twice a daemon cycle (thousands of ended
  * jobs on a busy cluster: docs/performance.md "Ended jobs on Slurm").
  * Used for a record only while its job id, end time and NodeList text
  * are all the entry's. */
@@ -228,6 +229,14 @@ struct fw__ran {
 	char (*names)[FW_NAME_MAX];     /* its nodes, n (malloc'd; NULL: none) */
 	int32_t n;
 	uint64_t seen;                  /* the ended() call that last used it */
+	/* Its record in words as the first list call that reached it made it
+	 * (aside.c ended_fill; node_first and nnodes aside), malloc'd; NULL
+	 * until then.  Used while the record's state, exit code, start,
+	 * submission and fairway's end mark are these (aside.c rec_holds). */
+	struct fw_backend_ended *rec;
+	uint32_t rec_state, rec_exit;
+	int64_t rec_start, rec_submit;
+	bool rec_ours;
 };
 
 /* ended()'s entries (aside.c): e[0 .. n), dense; idx maps a job id to
@@ -243,6 +252,7 @@ struct fw__ran_cache {
 	uint32_t idx_cap;
 	uint64_t call;                  /* ended() calls so far */
 	uint64_t expanded;              /* hostlists expanded so far (tests) */
+	uint64_t filled;                /* records put in words and kept (tests) */
 };
 
 struct fw_slurm {
@@ -312,6 +322,13 @@ struct fw_slurm {
 	uint64_t note_gen;              /* the budget_gen it was made for */
 	struct fw__said said;           /* warn.c: what fw_slurm_warn said */
 	struct fw__ran_cache ran;       /* aside.c: ended jobs' nodes */
+	/* warn.c fw_slurm_min_job_age: slurm.conf's MinJobAge as last read
+	 * and that config's update time (0: never read), asked again with it
+	 * so an unchanged config costs slurmctld a "no change" answer.
+	 * Touched by that function alone (the daemon's cycle thread, without
+	 * its lock): nothing else of the handle reads them. */
+	int64_t min_job_age;
+	time_t conf_at;
 };
 
 /* A message a read replaced while a copy still builds from it (read.c). */

@@ -22,7 +22,14 @@
  *              choose, or a job the hook holds in a partition fairway
  *              does not manage, held for ever; said when the first such
  *              job changes (a new one; none, then one again).
- * Neither stops a driver: they are the operator's to fix, and fairway
+ * A third, for the daemon alone (fw_slurm_age_warning, backend.c
+ * sb_ended_keep): slurm.conf's MinJobAge no longer than its --period,
+ * so a job can end and be purged between two of its reads, never seen
+ * ended (cycle.c take_runs).  The daemon says it and shows it in GET
+ * /v1/health, once per change of either figure; read from slurmctld by
+ * fw_slurm_min_job_age, which keeps the config's update time so an
+ * unchanged one is a "no change" answer.
+ * None stops a driver: they are the operator's to fix, and fairway
  * schedules the rest meanwhile.  What was said last is the handle's
  * (struct fw__said), so whichever path of a driver read (the daemon's
  * cycle adopts its build, an API check reads whole) nothing is said
@@ -108,4 +115,50 @@ int fw_slurm_warn(struct fw_slurm *h, FILE *out, const char *who)
 	n += hook_warn(h, out, who);
 	fflush(out);
 	return n;
+}
+
+/* ------------------------------------------------------------ MinJobAge */
+
+/* s rounded up to whole seconds (s >= 0, at most --period's hour). */
+static int64_t ceil_s(double s)
+{
+	int64_t i = (int64_t)s;
+
+	return (double)i < s ? i + 1 : i;
+}
+
+int fw_slurm_min_job_age(struct fw_slurm *h, int64_t *age_s, struct fw_diag *d)
+{
+	slurm_conf_t *c = NULL;
+	int e;
+
+	*age_s = h->conf_at ? h->min_job_age : -1;
+	if (FW__SL(slurm_load_ctl_conf(h->conf_at, &c)) != SLURM_SUCCESS) {
+		if ((e = slurm_get_errno()) == SLURM_NO_CHANGE_IN_DATA && h->conf_at)
+			return FW_OK; /* the config read last stands */
+		return fw_diag_set(d, FW_EIO, "slurmctld", 0, 0, "MinJobAge",
+				   "cannot read slurm.conf's MinJobAge (slurm_load_ctl_conf): %s",
+				   e ? slurm_strerror(e) : "failed");
+	}
+	h->min_job_age = (int64_t)c->min_job_age;
+	h->conf_at = c->last_update ? c->last_update : 1; /* read: never 0 again */
+	FW__SLV(slurm_free_ctl_conf(c));
+	*age_s = h->min_job_age;
+	return FW_OK;
+}
+
+bool fw_slurm_age_warning(double period_s, int64_t age_s, char *out, size_t n)
+{
+	if (n)
+		out[0] = '\0';
+	if (age_s <= 0 || !(period_s >= (double)age_s))
+		return false;
+	snprintf(out, n,
+		 "Slurm lists an ended job for MinJobAge=%lld s (slurm.conf), no longer than this daemon's cycle "
+		 "period (--period %g s): a job that ends and is purged between two reads is never seen ended (its "
+		 "last stretch of usage goes uncounted where the daemon accrues its own, and GET /v1/jobs/ID cannot "
+		 "say how it ended); raise MinJobAge in slurm.conf to at least 2x the period (MinJobAge=%lld, then "
+		 "scontrol reconfigure), or lower --period to at most half of MinJobAge (%gs)",
+		 (long long)age_s, period_s, (long long)ceil_s(2 * period_s), (double)age_s / 2);
+	return true;
 }

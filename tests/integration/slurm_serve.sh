@@ -2,6 +2,15 @@
 # tests/integration/slurm_serve.sh BUILD_DIR — `fairway serve --backend
 # slurm` against a real Slurm lab (tests/slurm/lab.sh), sbatch jobs only:
 #   serve_starts_sbatch_jobs   held sbatch jobs are started by the daemon
+#   serve_min_job_age_shown    GET /v1/health shows slurm.conf's MinJobAge
+#                              (minJobAgeS 60, the lab's) and, with a
+#                              500 ms period well below it, no warning
+#                              (warnings [], none on stderr)
+#   serve_min_job_age_warned   a daemon whose --period (1m) is no shorter
+#                              than MinJobAge says so once on stderr at
+#                              start, with both figures and what to do
+#                              (MinJobAge=120, or a shorter --period), and
+#                              lists it in GET /v1/health's warnings
 #   serve_ended_job_names_its_node  a job run to COMPLETED, while
 #                              slurmctld lists it (MinJobAge): GET
 #                              /v1/jobs/ID has state done, exitCode 0 and
@@ -138,6 +147,19 @@ else
 	bad serve_starts_sbatch_jobs "$(squeue -h -o '%i %T %Q %k' | head -3); $(tail -3 "$T/serve.log")"
 fi
 cancel_all
+# MinJobAge, read from slurmctld before the first cycle (backend.h ended_keep)
+health_keep() { # PORT FILE WARNINGS: minJobAgeS 60 and that many warnings
+	curl -s "http://127.0.0.1:$1/v1/health" >"$2" &&
+		python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); w = j["warnings"]
+assert j["minJobAgeS"] == 60 and len(w) == int(sys.argv[2]), j
+assert not w or ("MinJobAge=60 s" in w[0] and "--period 60 s" in w[0] and "MinJobAge=120" in w[0]
+                 and "lower --period" in w[0]), w' "$2" "$3"
+}
+if wait_until 10 'health_keep "$PORT" "$T/keep.json" 0 2>/dev/null' && ! grep -q 'MinJobAge' "$T/serve.log"; then
+	ok serve_min_job_age_shown
+else
+	bad serve_min_job_age_shown "$(cat "$T/keep.json"); $(grep MinJobAge "$T/serve.log" | head -2)"
+fi
 
 # A job that runs to COMPLETED: while slurmctld lists it (MinJobAge), the
 # daemon shows where it ran, as the local backend shows an ended job.
@@ -432,6 +454,20 @@ if [ "$code" = 200 ] && wait_until 5 '! window >/dev/null'; then
 	ok serve_window_deleted
 else
 	bad serve_window_deleted "DELETE $code $(cat "$T/win.out"); '$(window)'"
+fi
+serve_stop
+
+# A period no shorter than MinJobAge (60 s in the lab): a job may end and
+# be purged between two reads.  Said once at start, and in /v1/health.
+"$FAIRWAY" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu \
+	--config "$T/serve.yaml" --state "$T/state5" --listen 127.0.0.1:0 --port-file "$T/port5" \
+	--period 1m >"$T/slow.log" 2>&1 &
+SPID=$!
+if wait_until 20 'test -s "$T/port5" && health_keep "$(cat "$T/port5")" "$T/keep.json" 1 2>/dev/null' &&
+	[ "$(grep -c '^fairway serve: warning: Slurm lists an ended job for MinJobAge=60 s' "$T/slow.log")" = 1 ]; then
+	ok serve_min_job_age_warned
+else
+	bad serve_min_job_age_warned "$(cat "$T/keep.json" 2>/dev/null); $(tail -3 "$T/slow.log")"
 fi
 serve_stop
 

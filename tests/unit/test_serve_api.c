@@ -1890,6 +1890,22 @@ TEST(health_answers_while_a_cycle_holds_the_state_lock)
 	ASSERT_STR_CONTAINS(w.queues.body, "\"name\":\"q\"");
 	ASSERT_EQ(request(&f.d, "GET", "/v1/health", "", body, sizeof body), 200);
 	ASSERT_STR_CONTAINS(body, "\"cycles\":2,");
+	/* the local backend has no ended_keep: no figure, no warning */
+	ASSERT_STR_CONTAINS(body, "\"warnings\":[]");
+	ASSERT(!strstr(body, "minJobAgeS"));
+	/* what cycle.c check_keep publishes (a backend's MinJobAge, its warning) */
+	pthread_mutex_lock(&f.d.pub_mu);
+	f.d.pub.keep_s = 60;
+	snprintf(f.d.pub.keep_warn, sizeof f.d.pub.keep_warn, "raise MinJobAge");
+	pthread_mutex_unlock(&f.d.pub_mu);
+	ASSERT_EQ(request(&f.d, "GET", "/v1/health", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"minJobAgeS\":60");
+	ASSERT_STR_CONTAINS(body, "\"warnings\":[\"raise MinJobAge\"]");
+	pthread_mutex_lock(&f.d.mu);
+	fw_serve_publish_health(&f.d); /* a cycle's publish leaves them */
+	pthread_mutex_unlock(&f.d.mu);
+	ASSERT_EQ(request(&f.d, "GET", "/v1/health", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"minJobAgeS\":60");
 	served_down(&f);
 }
 

@@ -2586,9 +2586,27 @@ TEST(ended_jobs_nodes_are_expanded_once_while_slurm_lists_them)
 	ASSERT_EQ(nn, NJ + NJ / 2);
 	ASSERT_EQ(f.h->ran.expanded, NJ);
 	ASSERT_EQ(f.h->ran.n, NJ);
+	ASSERT_EQ(f.h->ran.filled, 0); /* the count puts nothing in words */
 	ASSERT_EQ(fw_slurm_ended(f.h, e, NJ, names, 3 * NJ, &n1), NJ); /* the fill: none anew */
 	ASSERT_EQ(n1, nn);
 	ASSERT_EQ(f.h->ran.expanded, NJ);
+	ASSERT_EQ(f.h->ran.filled, NJ); /* each record in words once */
+	{ /* a second list: every record the kept one, the same to the byte */
+		struct fw_backend_ended again[NJ];
+		memset(again, 0xa5, sizeof again);
+		ASSERT_EQ(fw_slurm_ended(f.h, again, NJ, names, 3 * NJ, &n1), NJ);
+		ASSERT_EQ(f.h->ran.filled, NJ);
+		ASSERT(!memcmp(again, e, sizeof again));
+		f.jobs.job_array[5].exit_code = 1 << 8; /* its record changed: made anew */
+		ASSERT_EQ(fw_slurm_ended(f.h, again, NJ, names, 3 * NJ, &n1), NJ);
+		ASSERT_EQ(f.h->ran.filled, NJ + 1);
+		ASSERT_EQ(again[5].exit_code, 1);
+		ASSERT_EQ(e[5].exit_code, 0);
+		f.jobs.job_array[5].exit_code = 0;
+		ASSERT_EQ(fw_slurm_ended(f.h, again, NJ, names, 3 * NJ, &n1), NJ);
+		ASSERT_EQ(f.h->ran.filled, NJ + 2);
+		ASSERT(!memcmp(again, e, sizeof again));
+	}
 	ASSERT_STR_EQ(e[0].job, "1000");
 	ASSERT_EQ(e[0].nnodes, 1);
 	ASSERT_STR_EQ(names[e[0].node_first], "gpu001");
@@ -2623,6 +2641,32 @@ TEST(ended_jobs_nodes_are_expanded_once_while_slurm_lists_them)
 	ASSERT_EQ(f.h->ran.n, 0);
 	f.jobs.record_count = NJ; /* for fake_free */
 	fake_free(&f);
+}
+
+/* slurm.conf's MinJobAge against the daemon's period (the backend's
+ * ended_keep, GET /v1/health's warnings): a period no shorter than it
+ * may miss a job's end, said with both figures and what to do; a
+ * shorter one, MinJobAge 0 (Slurm purges none) and an unknown one say
+ * nothing. */
+TEST(min_job_age_no_longer_than_the_period_is_warned)
+{
+	char w[768];
+
+	ASSERT(!fw_slurm_age_warning(1, 300, w, sizeof w));
+	ASSERT_STR_EQ(w, "");
+	ASSERT(!fw_slurm_age_warning(299.5, 300, w, sizeof w));
+	ASSERT(!fw_slurm_age_warning(3600, 0, w, sizeof w)); /* 0: never purged */
+	ASSERT(!fw_slurm_age_warning(3600, -1, w, sizeof w)); /* not known */
+	ASSERT_STR_EQ(w, "");
+	ASSERT(fw_slurm_age_warning(300, 300, w, sizeof w));
+	ASSERT(strstr(w, "MinJobAge=300 s (slurm.conf)"));
+	ASSERT(strstr(w, "(--period 300 s)"));
+	ASSERT(strstr(w, "raise MinJobAge in slurm.conf to at least 2x the period (MinJobAge=600, then scontrol reconfigure)"));
+	ASSERT(strstr(w, "lower --period to at most half of MinJobAge (150s)"));
+	ASSERT(fw_slurm_age_warning(90.5, 60, w, sizeof w));
+	ASSERT(strstr(w, "MinJobAge=60 s") && strstr(w, "--period 90.5 s") && strstr(w, "MinJobAge=181,"));
+	ASSERT(fw_slurm_age_warning(1, 1, w, 16)); /* cut to the room */
+	ASSERT_EQ(strlen(w), 15u);
 }
 
 TEST(jobs_left_out_are_listed_aside_with_their_reason)
@@ -3245,4 +3289,5 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between
 	  a_reservation_starts_after_the_jobs_released_onto_its_nodes, an_admins_fairway_named_reservation_is_the_admins,
 	  a_job_slurm_placed_unevenly_is_its_queues, a_partition_that_starts_no_job_gets_no_job,
 	  a_job_of_several_partitions_names_the_managed_one_that_holds_it, setup_warnings_are_said_once_per_change,
-	  ended_jobs_are_listed_with_their_nodes_and_hold_none, ended_jobs_nodes_are_expanded_once_while_slurm_lists_them)
+	  ended_jobs_are_listed_with_their_nodes_and_hold_none, ended_jobs_nodes_are_expanded_once_while_slurm_lists_them,
+	  min_job_age_no_longer_than_the_period_is_warned)
