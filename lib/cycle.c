@@ -202,7 +202,7 @@ static int32_t gather(struct cyc *y)
 				max_tasks = ji->tasks;
 			if (ji->tasks > 1 && job->submit_time < y->oldest_gang)
 				y->oldest_gang = job->submit_time;
-			fw__memo_add_job(y, j, job, use);
+			fw__memo_add_job(y, j, job, use, ji->tasks);
 			if (y->qbudget && (y->qbudget[job->queue] >= 0 || (y->qleft && fw__budget_short(y, j, NULL))))
 				use = fw_res_zero(); /* over a budget: it demands nothing */
 		}
