@@ -258,7 +258,7 @@ int fw__memo_create(struct cyc *y, int32_t max_pending)
 	/* shp, fail_end and r are written before they are read (a shape when
 	 * interned, the others when failed[] is set): no need to zero them */
 	m->shp = FW_ARENA_RAW(y->a, struct fw__shape, m->cap);
-	m->tab = FW_ARENA_NEW(y->a, int32_t, 2 * m->cap);
+	m->tab = FW_ARENA_RAW(y->a, int32_t, 2 * m->cap); /* all -1 below */
 	m->failed = FW_ARENA_NEW(y->a, bool, m->cap);
 	m->resv_failed = FW_ARENA_NEW(y->a, bool, m->cap);
 	m->fail_end = FW_ARENA_RAW(y->a, fw_time, m->cap);
