@@ -217,11 +217,13 @@ struct memo {
 	struct fw_pending *r;
 };
 
+/* The id of shape k, of which only the header and the used groups are
+ * set (fw__shape_used); a new one is kept whole, its unused groups
+ * zeroed (the estimates compare kept shapes over their full size). */
 static int32_t intern(struct memo *m, const struct fw__shape *k)
 {
 	uint32_t i = fw__shape_hash(k) & m->mask;
-	/* shapes with the same header have the same used length; the unused
-	 * groups are zero in both */
+	/* shapes with the same header have the same used length */
 	size_t used = offsetof(struct fw__shape, g) + (size_t)k->ngroups * sizeof k->g[0];
 
 	for (;; i = (i + 1) & m->mask) {
@@ -229,7 +231,8 @@ static int32_t intern(struct memo *m, const struct fw__shape *k)
 		if (id < 0) {
 			if (m->nshp == m->cap)
 				return -1;
-			m->shp[m->nshp] = *k;
+			memcpy(&m->shp[m->nshp], k, used);
+			memset((char *)&m->shp[m->nshp] + used, 0, sizeof *k - used);
 			m->tab[i] = m->nshp;
 			return m->nshp++;
 		}
@@ -255,7 +258,7 @@ int fw__memo_create(struct cyc *y, int32_t max_pending)
 	/* shp, fail_end and r are written before they are read (a shape when
 	 * interned, the others when failed[] is set): no need to zero them */
 	m->shp = FW_ARENA_RAW(y->a, struct fw__shape, m->cap);
-	m->tab = FW_ARENA_NEW(y->a, int32_t, 2 * m->cap);
+	m->tab = FW_ARENA_RAW(y->a, int32_t, 2 * m->cap); /* all -1 below */
 	m->failed = FW_ARENA_NEW(y->a, bool, m->cap);
 	m->resv_failed = FW_ARENA_NEW(y->a, bool, m->cap);
 	m->fail_end = FW_ARENA_RAW(y->a, fw_time, m->cap);
@@ -267,16 +270,15 @@ int fw__memo_create(struct cyc *y, int32_t max_pending)
 	return FW_OK;
 }
 
-/* Called by the job sweep for each pending job j with its request. */
-void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req)
+void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req, int32_t tasks)
 {
 	struct memo *m = y->memo;
-	struct fw__shape k;
+	struct fw__shape k; /* its unused groups are never read (intern) */
 
 	m->byjob[j].req = req;
 	m->byjob[j].end = fw__job_end(y, job, y->s->now);
 	m->byjob[j].queue = job->queue;
-	fw__shape_of(&y->c, j, job, &k);
+	fw__shape_used(&y->c, j, job, fw__min_tasks(job, tasks), &k);
 	m->byjob[j].shape = intern(m, &k);
 }
 

@@ -66,17 +66,25 @@ static inline int32_t fw__filter_id(const struct fw__cstate *c, int32_t jx)
 	return e < 0 ? 0 : c->filter_id[e] + 1;
 }
 
-static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const struct fw_job *j,
-				struct fw__shape *k)
+/* fw_job_min_tasks(j) for a job of `all` tasks (fw_job_tasks): the
+ * memo's sweep has the count already. */
+static inline int32_t fw__min_tasks(const struct fw_job *j, int32_t all)
 {
-	/* every byte is assigned (no padding; unused groups zero): no memset,
-	 * which costs more than the fields on this once-per-job path */
-	for (int g = j->ngroups; g < FW_MAX_GROUPS; g++)
-		k->g[g] = (struct fw__shape_group){ 0, 0, 0, 0, 0, 0 };
+	return j->min_member > 0 && j->min_member < all ? j->min_member : all;
+}
+
+/* The header and the used groups (g[0 .. ngroups-1]) of job jx's shape,
+ * minm its fw_job_min_tasks; the unused groups are left as they are.
+ * Enough to hash and compare (both read the used part only): the memo
+ * (allocate.c intern) zeroes the rest only for a shape it keeps, not
+ * for each of the 100,000 jobs it passes. */
+static inline void fw__shape_used(const struct fw__cstate *c, int32_t jx, const struct fw_job *j, int32_t minm,
+				  struct fw__shape *k)
+{
 	k->ngroups = j->ngroups;
 	k->req = j->required_level;
 	k->pref = j->preferred_level;
-	k->minm = fw_job_min_tasks(j);
+	k->minm = minm;
 	int32_t spread = j->spread; /* | 2 << g for a one_per_node group g,
 				     * | 2 << (g + FW_MAX_GROUPS) for an apart one */
 	k->pad = (j->preemptible && fw__any_suspect(c)) | /* health: preemptible gangs may use suspect nodes */
@@ -97,7 +105,18 @@ static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const st
 			     * an earlier store is in flight would wait */
 }
 
-/* Hashes the header and the used groups only (unused groups are zero),
+/* The whole shape: every byte is assigned (no padding; unused groups
+ * zero), so shapes compare with memcmp over their full size. */
+static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const struct fw_job *j,
+				struct fw__shape *k)
+{
+	/* no memset, which costs more than the fields */
+	for (int g = j->ngroups; g < FW_MAX_GROUPS; g++)
+		k->g[g] = (struct fw__shape_group){ 0, 0, 0, 0, 0, 0 };
+	fw__shape_used(c, jx, j, fw_job_min_tasks(j), k);
+}
+
+/* Hashes the header and the used groups only (fw__shape_used's part),
  * field by field, each read at the width it was written: a shape is
  * hashed right after fw__shape_of wrote it, and a 64-bit load over two
  * 32-bit stores still in flight cannot be forwarded from them (it waits
@@ -514,7 +533,9 @@ int32_t fw__estimate_depth(const struct cyc *y);
 int32_t fw__oldest_gangs(const struct cyc *y, int32_t K, bool (*keep)(const struct cyc *, int32_t),
 			 int32_t *best);
 int fw__memo_create(struct cyc *y, int32_t max_pending);
-void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req);
+/* Called by the job sweep for each pending job j: its request and its
+ * task count (fw_job_request, fw_job_tasks). */
+void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req, int32_t tasks);
 /* Record a START of job jx at placement p: decision, started[], reason,
  * queue allocation (allocate.c). */
 int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p);

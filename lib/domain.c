@@ -308,8 +308,8 @@ static int build_index(struct fw__cstate *c)
 		x->maxcap = maxcap;
 		x->max_free_initial = maxfree;
 		x->nwords = maxcap / 64 + 1;
-		x->head = FW_ARENA_NEW(c->arena, int32_t, maxcap + 1);
-		x->tail = FW_ARENA_NEW(c->arena, int32_t, maxcap + 1);
+		x->head = FW_ARENA_RAW(c->arena, int32_t, maxcap + 1); /* all -1 below */
+		x->tail = FW_ARENA_RAW(c->arena, int32_t, maxcap + 1);
 		x->bits = FW_ARENA_NEW(c->arena, uint64_t, x->nwords);
 		if (!x->head || !x->tail || !x->bits)
 			return FW_ENOMEM;

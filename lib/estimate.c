@@ -314,10 +314,10 @@ static int est_init(struct est *e, struct cyc *y, int32_t n)
 	e->need = FW_ARENA_NEW(y->a, int64_t, e->cap);
 	e->at = FW_ARENA_NEW(y->a, fw_time, e->cap);
 	e->open = FW_ARENA_NEW(y->a, int32_t, e->cap);
-	e->tab = FW_ARENA_NEW(y->a, int32_t, slots);
+	e->tab = fw_arena_alloc_raw(y->a, slots * sizeof *e->tab); /* all -1 below */
 	e->shape = FW_ARENA_NEW(y->a, int32_t, (size_t)n + 1);
 	e->from_memo = FW_ARENA_NEW(y->a, int32_t, (size_t)n + 1);
-	e->sig_tab = FW_ARENA_NEW(y->a, int32_t, slots);
+	e->sig_tab = fw_arena_alloc_raw(y->a, slots * sizeof *e->sig_tab); /* all -1 below */
 	e->sig = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->stamp = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->head = FW_ARENA_NEW(y->a, int32_t, e->cap);

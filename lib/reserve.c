@@ -57,27 +57,32 @@
 #include "cycle_int.h"
 
 /* The clone's buffers and the change log, on the first reservation of
- * the cycle. */
+ * the cycle.  The nodes, domains, bucket lists and topology lists are
+ * not zeroed: the first clone_sync copies them whole (x->full), and
+ * fw__resv_clone the topology lists each time; only the spare node and
+ * domain past the end are never copied. */
 static int clone_alloc(struct cyc *y, struct fw__cstate *s)
 {
 	struct fw__changes *x = FW_ARENA_NEW(y->a, struct fw__changes, 1);
 
-	y->cl_nodes = FW_ARENA_NEW(y->a, struct fw__node, s->nn + 1);
-	y->cl_dom = FW_ARENA_NEW(y->a, struct fw__domain, s->ndom + 1);
+	y->cl_nodes = FW_ARENA_RAW(y->a, struct fw__node, s->nn + 1);
+	y->cl_dom = FW_ARENA_RAW(y->a, struct fw__domain, s->ndom + 1);
 	y->cl_lvl = FW_ARENA_NEW(y->a, struct fw__level_index, FW_MAX_LEVELS + 2);
 	if (!x || !y->cl_nodes || !y->cl_dom || !y->cl_lvl)
 		return FW_ENOMEM;
+	memset(&y->cl_nodes[s->nn], 0, sizeof y->cl_nodes[0]);
+	memset(&y->cl_dom[s->ndom], 0, sizeof y->cl_dom[0]);
 	if (s->tb_next) {
-		y->cl_tb_next = FW_ARENA_NEW(y->a, int32_t, (size_t)s->nn);
-		y->cl_tb_prev = FW_ARENA_NEW(y->a, int32_t, (size_t)s->nn);
+		y->cl_tb_next = FW_ARENA_RAW(y->a, int32_t, (size_t)s->nn);
+		y->cl_tb_prev = FW_ARENA_RAW(y->a, int32_t, (size_t)s->nn);
 		if (!y->cl_tb_next || !y->cl_tb_prev)
 			return FW_ENOMEM;
 	}
 	for (int dl = 0; dl < s->ndl; dl++) {
 		size_t n = (size_t)s->lvl[dl].maxcap + 1;
-		y->cl_lvl[dl].head = FW_ARENA_NEW(y->a, int32_t, n);
-		y->cl_lvl[dl].tail = FW_ARENA_NEW(y->a, int32_t, n);
-		y->cl_lvl[dl].bits = FW_ARENA_NEW(y->a, uint64_t, s->lvl[dl].nwords);
+		y->cl_lvl[dl].head = FW_ARENA_RAW(y->a, int32_t, n);
+		y->cl_lvl[dl].tail = FW_ARENA_RAW(y->a, int32_t, n);
+		y->cl_lvl[dl].bits = FW_ARENA_RAW(y->a, uint64_t, s->lvl[dl].nwords);
 		if (!y->cl_lvl[dl].head || !y->cl_lvl[dl].tail || !y->cl_lvl[dl].bits)
 			return FW_ENOMEM;
 	}
