@@ -2232,29 +2232,40 @@ static void say_keep(int64_t old, const char *old_warn, int64_t keep, const char
 			"period: no end is missed any more\n", (long long)keep, keep ? "" : " (0: for ever)");
 }
 
+/* When the cycle thread last asked the backend's ended_keep (< 0:
+ * never), and what its last failure said ("" after an answer), so a
+ * refusal that lasts is said once, not each minute. */
+struct keep_ask {
+	double at;
+	char err[512];
+};
+
 /* How long the backend's cluster lists an ended job against --period
  * (backend.h ended_keep: Slurm's MinJobAge), before the first cycle and
- * then at most once a minute (*last: when it last asked; < 0 never), for
- * GET /v1/health and, once per change, stderr.  Without the state lock:
- * the op touches nothing the others share, and pub_mu guards the
- * answer.  A failed ask keeps what was shown and is said (the cycle,
- * which asks slurmctld too, says more). */
-static void check_keep(struct fw_serve *d, double *last)
+ * then at most once a minute, for GET /v1/health and, once per change,
+ * stderr.  Without the state lock: the op touches nothing the others
+ * share, and pub_mu guards the answer.  A failed ask keeps what was
+ * shown and is said once until it changes or an ask succeeds (the
+ * cycle, which asks slurmctld too, says more). */
+static void check_keep(struct fw_serve *d, struct keep_ask *k)
 {
 	struct fw_diag dg;
-	char warn[sizeof d->pub.keep_warn] = "", old_warn[sizeof d->pub.keep_warn], m[512];
+	char warn[sizeof d->pub.keep_warn] = "", old_warn[sizeof d->pub.keep_warn], m[sizeof k->err];
 	int64_t keep = -1, old;
 	double now = mono();
 
-	if (!d->bops->ended_keep || (*last >= 0 && now - *last < FW_SERVE_KEEP_CHECK_S))
+	if (!d->bops->ended_keep || (k->at >= 0 && now - k->at < FW_SERVE_KEEP_CHECK_S))
 		return;
-	*last = now;
+	k->at = now;
 	memset(&dg, 0, sizeof dg);
 	if (d->bops->ended_keep(d->be, d->opts->period_s, &keep, warn, sizeof warn, &dg) != FW_OK) {
 		fw_diag_format(&dg, m, sizeof m);
-		fprintf(stderr, "fairway serve: %s (asked again in %.0f s)\n", m, FW_SERVE_KEEP_CHECK_S);
+		if (strcmp(m, k->err))
+			fprintf(stderr, "fairway serve: %s (asked again each minute; said again only if it changes)\n", m);
+		memcpy(k->err, m, sizeof k->err);
 		return;
 	}
+	k->err[0] = '\0';
 	pthread_mutex_lock(&d->pub_mu);
 	old = d->pub.keep_s;
 	memcpy(old_warn, d->pub.keep_warn, sizeof old_warn);
@@ -2268,7 +2279,7 @@ void *fw_serve_cycle_thread(void *arg)
 {
 	struct fw_serve *d = arg;
 	struct fw_arena ar;
-	double keep_asked = -1;
+	struct keep_ask keep_asked = { -1, "" };
 
 	fw_arena_init(&ar, 0);
 	for (;;) {
