@@ -600,6 +600,29 @@ check "... fairway nodes list --health unhealthy,draining: the same nodes" \
 check "... the node in its maintenance window reads HEALTH draining" grep -Eq '^h100-014 .* draining ' "$T/nodes-out"
 req GET "/v1/nodes?health=sick"
 check "... a state that is none: 400 naming health" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = health ]
+# a typo of a word among few (?health=, ?state=, the log's ?kind=) names
+# the word and its nearest, as ?reason= and the plan's ?kind= do
+req GET "/v1/nodes?health=draining,unhelthy"
+check "GET /v1/nodes?health=draining,unhelthy: 400 naming health, the word, did you mean unhealthy, the words" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  'health "unhelthy" is not a node health (did you mean "unhealthy"?): must be a comma-separated list of healthy, suspect, unhealthy, draining, degraded (some GPUs bad) and lemon' ]
+req GET "/v1/nodes?health=healthy,"
+check "GET /v1/nodes?health=healthy, (a comma at the end): 400 naming health, the words" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  'health must be a comma-separated list of healthy, suspect, unhealthy, draining, degraded (some GPUs bad) and lemon' ]
+req GET "/v1/nodes?health=degraded,lemon"
+check "GET /v1/nodes?health=degraded,lemon: the words beyond the states are taken" [ "$CODE" = 200 ]
+req GET "/v1/jobs?state=runing"
+check "GET /v1/jobs?state=runing: 400 naming state, the word, did you mean running" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  'state "runing" is not a state (did you mean "running"?): must be pending, running, done, failed, cancelled, timeout or all' ]
+req GET "/v1/decisions?kind=evcit"
+check "GET /v1/decisions?kind=evcit: 400 naming kind, the word, did you mean evict" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  'kind "evcit" is not a kind (did you mean "evict"?): must be start, evict, timeout, reserve, drain or requeue' ]
+"$FW" jobs list --state runing --server "http://127.0.0.1:$PORT" >"$T/jl-runing" 2>&1
+check "... fairway jobs list --state runing: the flag and the nearest state" \
+	grep -qF 'fairway jobs: error: 400: field state (--state): "runing" is not a state (did you mean "running"?)' "$T/jl-runing"
 check "the node reported unhealthy and the node in maintenance were drained in the backend, once each" \
 	grep -qx 'fairway_drains_total 2' "$T/metrics"
 check "the local backend has no explain: none called" grep -qx 'fairway_explain_total 0' "$T/metrics"
@@ -1671,7 +1694,7 @@ rc=0
 check "fairway jobs cancel of a cancelled job: exit 2, nothing on stdout, the daemon's words on stderr" \
 	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && grep -q '^fairway jobs: error: 409: field name: job \"cx1\" has already ended (cancelled at .*Z): there is nothing to cancel' '$T/cx.err'"
 "$FW" decisions --kind begin "${C[@]}" >"$T/decbad" 2>&1
-check "fairway decisions --kind begin: refused naming kind" grep -q "field kind (--kind): must be start, evict, timeout, reserve, drain or requeue" "$T/decbad"
+check "fairway decisions --kind begin: refused naming kind" grep -q "field kind (--kind): \"begin\" is not a kind: must be start, evict, timeout, reserve, drain or requeue" "$T/decbad"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
 check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T/n"
 post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'
