@@ -877,6 +877,11 @@ SERVE_TMP=$(mktemp -d)
 expect "serve-listen-host-name" 2 "--listen 'localhost:0': 'localhost' is not an IPv4 address" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen localhost:0
 expect "serve-listen-ipv6" 2 "'::1' is not an IPv4 address" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen ::1:0
+# a port past 65535 is refused naming the range, not as a malformed HOST:PORT
+expect "serve-listen-port-range" 2 "--listen '127.0.0.1:99999': port 99999 is out of range: give a port from 1 to 65535" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen 127.0.0.1:99999
+expect "serve-listen-port-not-digits" 2 "--listen '127.0.0.1:86x': expected HOST:PORT" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen 127.0.0.1:86x
 if [ -e "$SERVE_TMP/st" ]; then bad "serve-listen-bad-host-leaves-no-state"; else ok "serve-listen-bad-host-leaves-no-state"; fi
 # --state: a directory, created when missing; a file, or a place where no
 # directory can be made, is refused naming --state (nothing starts)
@@ -885,6 +890,12 @@ expect "serve-state-is-a-file" 2 "--state $SERVE_TMP/a-file is not a directory" 
 	timeout 20 "$FW" serve --state "$SERVE_TMP/a-file" --listen 127.0.0.1:0
 expect "serve-state-cannot-be-made" 2 "--state $SERVE_TMP/none/st: cannot create the state directory" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/none/st" --listen 127.0.0.1:0
+# --port-file in a directory that does not exist: the start stops with the
+# reason and what to do, exit 2 as the other start errors (not a bare
+# "cannot write", exit 1)
+expect "serve-port-file-unwritable" 2 \
+	"--port-file $SERVE_TMP/none/port: cannot write $SERVE_TMP/none/port.tmp: No such file or directory; give a path in a directory that exists" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/pf" --listen 127.0.0.1:0 --port-file "$SERVE_TMP/none/port"
 # a flag without its value says so (not "unknown option ... or it needs a value")
 expect "serve-period-empty" 2 "--period needs a value (none after the =)" "$FW" serve --period=
 expect "serve-period-missing" 2 "--period needs a value (none follows it)" "$FW" serve --period

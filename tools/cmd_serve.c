@@ -210,12 +210,27 @@ static int no_value(const char *a, const char *eq, const char *v)
 				  fw_cli_hint(a, serve_flags, hint, sizeof hint));
 }
 
+/* HOST:PORT whose PORT is all digits but past 65535 (127.0.0.1:99999):
+ * a refusal that names the range, not "expected HOST:PORT". */
+static bool port_past_range(const char *v)
+{
+	const char *colon = strrchr(v, ':');
+	const char *p = colon ? colon + 1 : "";
+
+	return colon && colon > v && *p && strspn(p, "0123456789") == strlen(p) && (strlen(p) > 5 || atol(p) > 65535);
+}
+
 static int listen_flag(struct fw_serve_opts *o, const char *v)
 {
 	struct in_addr ip;
 
-	if (parse_listen(v, serve_host, sizeof serve_host, &o->port))
+	if (parse_listen(v, serve_host, sizeof serve_host, &o->port)) {
+		if (port_past_range(v))
+			return fw_cli_usage_error("serve", "--listen '%s': port %s is out of range: give a port "
+						  "from 1 to 65535 (or 0: any free port, see --port-file)", v,
+						  strrchr(v, ':') + 1);
 		return fw_cli_usage_error("serve", "--listen '%s': expected HOST:PORT, e.g. 127.0.0.1:8642", v);
+	}
 	if (inet_pton(AF_INET, serve_host, &ip) != 1)
 		return fw_cli_usage_error("serve", "--listen '%s': '%s' is not an IPv4 address (e.g. 127.0.0.1)",
 					  v, serve_host);
