@@ -896,6 +896,17 @@ expect "serve-state-cannot-be-made" 2 "--state $SERVE_TMP/none/st: cannot create
 expect "serve-port-file-unwritable" 2 \
 	"--port-file $SERVE_TMP/none/port: cannot write $SERVE_TMP/none/port.tmp: No such file or directory; give a path in a directory that exists" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/pf" --listen 127.0.0.1:0 --port-file "$SERVE_TMP/none/port"
+# a store the daemon cannot use says what to do: a fairway.db that is a
+# directory, or a file that is not SQLite (exit 2, nothing started)
+mkdir -p "$SERVE_TMP/dbdir/fairway.db" "$SERVE_TMP/dbjunk"
+echo 'not a database' >"$SERVE_TMP/dbjunk/fairway.db"
+expect "serve-store-is-a-directory" 2 \
+	"$SERVE_TMP/dbdir/fairway.db: field --state: cannot open: unable to open database file; it must be a file this user may read and write" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/dbdir" --listen 127.0.0.1:0
+expect "serve-store-not-sqlite" 2 \
+	"$SERVE_TMP/dbjunk/fairway.db: field --state: is not a SQLite database, so not fairway's store: give the daemon a --state directory of its own, or move this file aside" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/dbjunk" --listen 127.0.0.1:0
+if [ "$(cat "$SERVE_TMP/dbjunk/fairway.db")" = "not a database" ]; then ok "serve-store-not-sqlite-left-as-it-was"; else bad "serve-store-not-sqlite-left-as-it-was"; fi
 # a flag without its value says so (not "unknown option ... or it needs a value")
 expect "serve-period-empty" 2 "--period needs a value (none after the =)" "$FW" serve --period=
 expect "serve-period-missing" 2 "--period needs a value (none follows it)" "$FW" serve --period
