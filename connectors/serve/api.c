@@ -3632,6 +3632,44 @@ static const struct route *route_of(const char *method, const char *path, char *
 	return NULL;
 }
 
+/* The route path a 404's path was probably meant to be, or NULL: the
+ * path with the /v1 it lacks or should not have (/health is /v1/health,
+ * /v1/metrics /metrics), else the fixed path it, or it with /v1, is a
+ * typo of (fw_cli_nearest: /v1/job is /v1/jobs, /healthz /v1/health).
+ * Paths with a {name} are left out: no guess at a name. */
+static const char *route_near(const char *path)
+{
+	const char *paths[NROUTES + 1], *near;
+	const char *bare = strncmp(path, "/v1/", 4) ? NULL : path + 3;
+	char v1[64];
+	int n = 0;
+
+	for (int i = 0; i < NROUTES; i++)
+		if (!strchr(routes[i].path, '{') && (!n || strcmp(paths[n - 1], routes[i].path)))
+			paths[n++] = routes[i].path;
+	paths[n] = NULL;
+	snprintf(v1, sizeof v1, "/v1%.58s", path);
+	for (int k = 0; k < n; k++)
+		if ((!bare && !strcmp(paths[k], v1)) || (bare && !strcmp(paths[k], bare)))
+			return paths[k];
+	if ((near = fw_cli_nearest(path, paths)) || bare)
+		return near;
+	return fw_cli_nearest(v1, paths);
+}
+
+/* 404 for a path no route has: the route it is probably, and where the
+ * routes are listed (an operator's curl of /health or / lands here). */
+static void fail_no_route(struct ctx *c, const char *path)
+{
+	const char *near = route_near(path);
+
+	fail(c, 404, "ENOROUTE", "path",
+	     "no such endpoint: %s%s%s%s; the API's paths begin /v1 (GET /v1/health, /v1/jobs, /v1/queues, /v1/nodes, "
+	     "/v1/plan, ...) and the metrics are GET /metrics: `fairway serve --routes` lists every route, "
+	     "docs/openapi.yaml describes them", path, near ? " (did you mean " : "", near ? near : "",
+	     near ? "?)" : "");
+}
+
 /* A route answered without the state lock: GET /v1/health reads only
  * what the cycle published for it (d->pub), so a health probe does not
  * wait for a cycle's hold of mu.  The checks before a handler (auth,
@@ -3664,7 +3702,7 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		     rq->path, allow);
 		memcpy(rs->allow, allow, sizeof rs->allow);
 	} else {
-		fail(&c, 404, "ENOROUTE", "path", "no such endpoint: %s (see docs/openapi.yaml)", rq->path);
+		fail_no_route(&c, rq->path);
 	}
 	if (rs->status >= 400)
 		d->m.http_errors++;
