@@ -928,6 +928,15 @@ if awk 'NR == 1 {ok = /these are built in:$/} NR == 2 {ok = ok && /^  local /} {
 else
 	bad "serve-unknown-backend-lists-then-hints"
 fi
+# --backend misspelt: the backend meant, then the list
+expect "serve-unknown-backend-did-you-mean" 2 "--backend 'lcoal': unknown backend (did you mean 'local'?); these are built in:" \
+	"$FW" serve --backend lcoal
+# --period of 0 or below: the message says it must be above 0 (not only
+# "a duration like 1s", which 0 and -1s look like)
+expect "serve-period-negative" 2 "--period '-1s': expected a duration above 0 and at most 1h" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period -1s
+expect "serve-period-zero" 2 "--period '0': expected a duration above 0 and at most 1h" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 0
 # --period: plain decimals with s, ms, m or h, up to the 1h the message names
 expect "serve-period-nan" 2 "--period 'nan': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period nan
 expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 0x10
