@@ -208,6 +208,31 @@ check "PATCH a queue: 200, only the limit changes (parent, quota, weight kept)" 
 req PATCH /v1/queues/team-a '{"limit":{"gpu":null}}'
 check "PATCH a member to null: it takes its default (no GPU limit)" \
 	[ "$CODE" = 200 -a "$(jfield 'j["limit"]["gpu"], j["deserved"]["gpu"]')" = "None 16.0" ]
+# a word from the config, Slurm or the job's own answer for a member the
+# API names otherwise: the member it means, and why (nothing changes)
+foreign_key() { # NAME METHOD PATH BODY FIELD WANT (a substring of the message)
+	req "$2" "$3" "$4"
+	check "$1" [ "$CODE" = 400 -a "$(WANT=$6 jfield 'j["error"]["field"], __import__("os").environ["WANT"] in j["error"]["message"]')" = "$5 True" ]
+}
+foreign_key "POST a queue in the config's shape (resources.gpu.quota): 400, did you mean deserved" POST /v1/queues \
+	'{"name":"cfg-shape","resources":{"gpu":{"quota":8}}}' resources \
+	'unknown field "resources" (did you mean "deserved"? the config'"'"'s resources.gpu.quota is the API'"'"'s deserved.gpu); the valid fields are'
+foreign_key "PATCH a queue's weight: 400, did you mean overQuotaWeight" PATCH /v1/queues/team-a '{"weight":2}' weight \
+	'unknown field "weight" (did you mean "overQuotaWeight"?); the valid fields are'
+foreign_key "POST a job with Slurm's partition: 400, did you mean queue" POST /v1/jobs \
+	'{"partition":"team-a","tasks":[{"count":1,"gpus":1}]}' partition \
+	'(did you mean "queue"? a Slurm partition is a fairway queue)'
+foreign_key "POST a job with Slurm's time: 400, did you mean maxRuntime" POST /v1/jobs \
+	'{"queue":"team-a","time":60,"tasks":[{"count":1,"gpus":1}]}' time \
+	'(did you mean "maxRuntime"? Slurm'"'"'s --time is the job'"'"'s own maxRuntime)'
+foreign_key "POST a job with the answer's timeLimit: 400, did you mean maxRuntime" POST /v1/jobs \
+	'{"queue":"team-a","timeLimit":60,"tasks":[{"count":1,"gpus":1}]}' timeLimit \
+	'(did you mean "maxRuntime"? timeLimit is the daemon'"'"'s answer'
+foreign_key "... a foreign word where its member is not (a task's weight): no hint" POST /v1/jobs \
+	'{"queue":"team-a","tasks":[{"count":1,"gpus":1,"weight":1}]}' 'tasks[0].weight' \
+	'unknown field "weight"; the valid fields of tasks[0] are'
+req GET /v1/queues/cfg-shape
+check "... and the refused queue was not created" [ "$CODE" = 404 ]
 req PATCH /v1/queues/team-a '{"limit":{"gpu":4}}'
 check "PATCH a limit below the quota: 400 naming limit" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit ]
 req PATCH /v1/queues/team-a '{"colour":"red"}'
