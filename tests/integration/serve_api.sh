@@ -121,8 +121,9 @@ CODE=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer 
 check "a body over 1 MiB: 413" [ "$CODE" = 413 ]
 req GET /v1/nope
 check "unknown path: 404 ENOROUTE" [ "$CODE" = 404 -a "$(jfield 'j["error"]["code"]')" = ENOROUTE ]
+req GET /v1/no-such-thing-here
 check "... the message says where the routes are (the /v1 prefix, --routes)" \
-	grep -qF 'no such endpoint: /v1/nope; the API'"'"'s paths begin /v1 (GET /v1/health, /v1/jobs, /v1/queues, /v1/nodes, /v1/plan, ...) and the metrics are GET /metrics: `fairway serve --routes` lists every route' <<<"$(jfield 'j["error"]["message"]')"
+	grep -qF 'no such endpoint: /v1/no-such-thing-here; the API'"'"'s paths begin /v1 (GET /v1/health, /v1/jobs, /v1/queues, /v1/nodes, /v1/plan, ...) and the metrics are GET /metrics: `fairway serve --routes` lists every route' <<<"$(jfield 'j["error"]["message"]')"
 # an operator's first curl: a path without its /v1, with one too many, or
 # a typo, names the route meant
 for pm in /health:/v1/health /healthz:/v1/health /jobs:/v1/jobs /v1/job:/v1/jobs /v1/metrics:/metrics; do
