@@ -877,6 +877,11 @@ SERVE_TMP=$(mktemp -d)
 expect "serve-listen-host-name" 2 "--listen 'localhost:0': 'localhost' is not an IPv4 address" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen localhost:0
 expect "serve-listen-ipv6" 2 "'::1' is not an IPv4 address" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen ::1:0
+# a port past 65535 is refused naming the range, not as a malformed HOST:PORT
+expect "serve-listen-port-range" 2 "--listen '127.0.0.1:99999': port 99999 is out of range: give a port from 1 to 65535" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen 127.0.0.1:99999
+expect "serve-listen-port-not-digits" 2 "--listen '127.0.0.1:86x': expected HOST:PORT" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen 127.0.0.1:86x
 if [ -e "$SERVE_TMP/st" ]; then bad "serve-listen-bad-host-leaves-no-state"; else ok "serve-listen-bad-host-leaves-no-state"; fi
 # --state: a directory, created when missing; a file, or a place where no
 # directory can be made, is refused naming --state (nothing starts)
@@ -885,6 +890,23 @@ expect "serve-state-is-a-file" 2 "--state $SERVE_TMP/a-file is not a directory" 
 	timeout 20 "$FW" serve --state "$SERVE_TMP/a-file" --listen 127.0.0.1:0
 expect "serve-state-cannot-be-made" 2 "--state $SERVE_TMP/none/st: cannot create the state directory" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/none/st" --listen 127.0.0.1:0
+# --port-file in a directory that does not exist: the start stops with the
+# reason and what to do, exit 2 as the other start errors (not a bare
+# "cannot write", exit 1)
+expect "serve-port-file-unwritable" 2 \
+	"--port-file $SERVE_TMP/none/port: cannot write $SERVE_TMP/none/port.tmp: No such file or directory; give a path in a directory that exists" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/pf" --listen 127.0.0.1:0 --port-file "$SERVE_TMP/none/port"
+# a store the daemon cannot use says what to do: a fairway.db that is a
+# directory, or a file that is not SQLite (exit 2, nothing started)
+mkdir -p "$SERVE_TMP/dbdir/fairway.db" "$SERVE_TMP/dbjunk"
+echo 'not a database' >"$SERVE_TMP/dbjunk/fairway.db"
+expect "serve-store-is-a-directory" 2 \
+	"$SERVE_TMP/dbdir/fairway.db: field --state: cannot open: unable to open database file; it must be a file this user may read and write" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/dbdir" --listen 127.0.0.1:0
+expect "serve-store-not-sqlite" 2 \
+	"$SERVE_TMP/dbjunk/fairway.db: field --state: is not a SQLite database, so not fairway's store: give the daemon a --state directory of its own, or move this file aside" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/dbjunk" --listen 127.0.0.1:0
+if [ "$(cat "$SERVE_TMP/dbjunk/fairway.db")" = "not a database" ]; then ok "serve-store-not-sqlite-left-as-it-was"; else bad "serve-store-not-sqlite-left-as-it-was"; fi
 # a flag without its value says so (not "unknown option ... or it needs a value")
 expect "serve-period-empty" 2 "--period needs a value (none after the =)" "$FW" serve --period=
 expect "serve-period-missing" 2 "--period needs a value (none follows it)" "$FW" serve --period
@@ -906,6 +928,15 @@ if awk 'NR == 1 {ok = /these are built in:$/} NR == 2 {ok = ok && /^  local /} {
 else
 	bad "serve-unknown-backend-lists-then-hints"
 fi
+# --backend misspelt: the backend meant, then the list
+expect "serve-unknown-backend-did-you-mean" 2 "--backend 'lcoal': unknown backend (did you mean 'local'?); these are built in:" \
+	"$FW" serve --backend lcoal
+# --period of 0 or below: the message says it must be above 0 (not only
+# "a duration like 1s", which 0 and -1s look like)
+expect "serve-period-negative" 2 "--period '-1s': expected a duration above 0 and at most 1h" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period -1s
+expect "serve-period-zero" 2 "--period '0': expected a duration above 0 and at most 1h" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 0
 # --period: plain decimals with s, ms, m or h, up to the 1h the message names
 expect "serve-period-nan" 2 "--period 'nan': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period nan
 expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 0x10

@@ -210,12 +210,27 @@ static int no_value(const char *a, const char *eq, const char *v)
 				  fw_cli_hint(a, serve_flags, hint, sizeof hint));
 }
 
+/* HOST:PORT whose PORT is all digits but past 65535 (127.0.0.1:99999):
+ * a refusal that names the range, not "expected HOST:PORT". */
+static bool port_past_range(const char *v)
+{
+	const char *colon = strrchr(v, ':');
+	const char *p = colon ? colon + 1 : "";
+
+	return colon && colon > v && *p && strspn(p, "0123456789") == strlen(p) && (strlen(p) > 5 || atol(p) > 65535);
+}
+
 static int listen_flag(struct fw_serve_opts *o, const char *v)
 {
 	struct in_addr ip;
 
-	if (parse_listen(v, serve_host, sizeof serve_host, &o->port))
+	if (parse_listen(v, serve_host, sizeof serve_host, &o->port)) {
+		if (port_past_range(v))
+			return fw_cli_usage_error("serve", "--listen '%s': port %s is out of range: give a port "
+						  "from 1 to 65535 (or 0: any free port, see --port-file)", v,
+						  strrchr(v, ':') + 1);
 		return fw_cli_usage_error("serve", "--listen '%s': expected HOST:PORT, e.g. 127.0.0.1:8642", v);
+	}
 	if (inet_pton(AF_INET, serve_host, &ip) != 1)
 		return fw_cli_usage_error("serve", "--listen '%s': '%s' is not an IPv4 address (e.g. 127.0.0.1)",
 					  v, serve_host);
@@ -224,9 +239,19 @@ static int listen_flag(struct fw_serve_opts *o, const char *v)
 
 static int backend_flag(struct fw_serve_opts *o, const char *v)
 {
+	const struct fw_backend_ops *const *l = fw_backend_list();
+	const char *names[16];
+	char hint[96];
+	int n = 0;
+
 	if (!(o->backend = fw_backend_find(v))) {
-		fprintf(stderr, "fairway serve: error: --backend '%s': unknown backend; these are built in:\n",
-			v);
+		while (l[n] && n < 15) {
+			names[n] = l[n]->name;
+			n++;
+		}
+		names[n] = NULL;
+		fprintf(stderr, "fairway serve: error: --backend '%s': unknown backend%s; these are built in:\n", v,
+			fw_cli_hint(v, names, hint, sizeof hint));
 		list_backends(stderr);
 		fputs("run `fairway serve --help` for usage\n", stderr);
 		return 2;
@@ -245,7 +270,8 @@ static int checked_flag(struct fw_serve_opts *o, const char *a, const char *v)
 		return backend_flag(o, v);
 	if (!strcmp(a, "--period")) {
 		if ((o->period_s = parse_period(v)) <= 0 || o->period_s > 3600)
-			return fw_cli_usage_error("serve", "--period '%s': expected a duration like 1s, 500ms or 1m (at most 1h)", v);
+			return fw_cli_usage_error("serve", "--period '%s': expected a duration above 0 and at most 1h, "
+						  "like 1s, 500ms or 1m", v);
 	} else if (!strcmp(a, "--backend-opt")) {
 		if (add_backend_opt(serve_bopts, sizeof serve_bopts, v))
 			return fw_cli_usage_error("serve", "--backend-opt '%s': expected KEY=VALUE (at most %zu bytes in all)",

@@ -868,6 +868,25 @@ static void fail_word(struct ctx *c, const char *param, const char *what, const 
 		     "comma-separated list of %s", all);
 }
 
+/* 400 naming param for an argument whose words are few (?state=,
+ * ?health=, the decision log's ?kind=): musts, what it must be, led by
+ * the word refused and the nearest of vocab when bad is a typo of it
+ * (fw_cli_nearest, as fail_word): "\"runing\" is not a state (did you
+ * mean \"running\"?): must be pending, ...".  An empty bad: musts alone. */
+static void fail_choice(struct ctx *c, const char *param, const char *what, const char *bad,
+			const char *const *vocab, const char *musts)
+{
+	char hint[96] = "";
+	const char *near = *bad ? fw_cli_nearest(bad, vocab) : NULL;
+
+	if (near)
+		snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+	if (*bad)
+		fail(c, 400, "EINVAL", param, "\"%.40s\" is not %s%s: %s", bad, what, hint, musts);
+	else
+		fail(c, 400, "EINVAL", param, "%s", musts);
+}
+
 /* --- jobs ------------------------------------------------------------------------------ */
 /* Room for the words ?reason= takes: the plan's reasons, one more, and
  * the backend's own. */
@@ -1177,7 +1196,8 @@ static bool listing_args(struct ctx *c, struct listing *l)
 	while (l->state && states[k] && strcmp(states[k], l->state))
 		k++;
 	if (l->state && !states[k]) {
-		fail(c, 400, "EINVAL", "state", "must be pending, running, done, failed, cancelled, timeout or all");
+		fail_choice(c, "state", "a state", l->state, states,
+			    "must be pending, running, done, failed, cancelled, timeout or all");
 		return false;
 	}
 	if (c->rq->query_limit) { /* plain digits, as every number parameter: not " 5" or "+5" (strtoll's) */
@@ -2662,26 +2682,17 @@ static bool in_list(const char *list, const char *word)
  * (degraded, as `fairway nodes` says), and a lemon (history.h). */
 static const char *const HEALTH_MORE[] = { "degraded", "lemon", NULL };
 
-/* Is every word of the comma-separated list a health state's name or
- * one of HEALTH_MORE? */
-static bool health_list_ok(const char *list)
+/* ?health='s words, NULL-terminated, into words: each health state's
+ * name, then HEALTH_MORE's. */
+static void health_words(const char **words)
 {
-	const char *w = list;
-	char word[32];
+	int k = 0;
 
-	while (*w) {
-		size_t n = strcspn(w, ",");
-		bool known = false;
-		snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), w);
-		for (int h = 0; h < FW_HEALTH_COUNT && !known; h++)
-			known = n < sizeof word && !strcmp(word, fw_health_name((enum fw_health)h));
-		for (int k = 0; HEALTH_MORE[k] && !known; k++)
-			known = n < sizeof word && !strcmp(word, HEALTH_MORE[k]);
-		if (!known)
-			return false;
-		w += n + (w[n] == ',');
-	}
-	return *list && list[strlen(list) - 1] != ',';
+	for (int h = 0; h < FW_HEALTH_COUNT; h++)
+		words[k++] = fw_health_name((enum fw_health)h);
+	for (int m = 0; HEALTH_MORE[m]; m++)
+		words[k++] = HEALTH_MORE[m];
+	words[k] = NULL;
 }
 
 /* Does node n (a view entry) answer one of want's words? */
@@ -2697,17 +2708,19 @@ static bool node_in(const char *want, const json_t *n)
  * history (the figures stay the fleet's). */
 static void h_nodes_list(struct ctx *c)
 {
-	const char *want = arg(c, "health");
+	const char *want = arg(c, "health"), *words[FW_HEALTH_COUNT + 3];
 	json_t *v = view_ref(c->d), *all, *n, *nodes;
+	char bad[64];
 	size_t i;
 
 	if (no_view_yet(c, v))
 		return;
-	if (want && !health_list_ok(want)) {
+	health_words(words);
+	if (want && unknown_word(want, words, bad, sizeof bad)) {
 		json_decref(v);
-		return fail(c, 400, "EINVAL", "health",
-			    "must be a comma-separated list of healthy, suspect, unhealthy, draining, degraded "
-			    "(some GPUs bad) and lemon");
+		return fail_choice(c, "health", "a node health", bad, words,
+				   "must be a comma-separated list of healthy, suspect, unhealthy, draining, degraded "
+				   "(some GPUs bad) and lemon");
 	}
 	all = view_part(v, "nodes", json_array);
 	nodes = want ? json_array() : json_incref(all);
@@ -3122,13 +3135,25 @@ static int add_log_row(void *ctx, const struct fw_store_decision *dec)
 	return 0;
 }
 
-static bool log_kind_ok(const char *kind)
+/* The decision log's kinds, NULL-terminated, into words (FW_DECIDE_COUNT
+ * + 3): the plan's decisions, then the two the daemon logs besides. */
+static void log_kinds(const char **words)
 {
-	for (int k = 0; k < FW_DECIDE_COUNT; k++)
-		if (!strcmp(kind, fw_decision_name((enum fw_decision_kind)k)))
+	int k = 0;
+
+	for (int d = 0; d < FW_DECIDE_COUNT; d++)
+		words[k++] = fw_decision_name((enum fw_decision_kind)d);
+	words[k++] = FW_SERVE_KIND_TIMEOUT; /* a run-time limit's ending (reason.h) */
+	words[k++] = "requeue";             /* the local backend's, at a fleet change */
+	words[k] = NULL;
+}
+
+static bool log_kind_ok(const char *kind, const char *const *words)
+{
+	for (int k = 0; words[k]; k++)
+		if (!strcmp(kind, words[k]))
 			return true;
-	return !strcmp(kind, FW_SERVE_KIND_TIMEOUT) || /* a run-time limit's ending (reason.h) */
-	       !strcmp(kind, "requeue");               /* the local backend's, at a fleet change */
+	return false;
 }
 
 /* A whole number from lo to hi in v (a leading '-' only when lo < 0);
@@ -3175,7 +3200,7 @@ static int read_log(struct fw_serve *d, fw_time since, const char *job, const ch
  * reserve, drain, requeue); "truncated" when more rows match. */
 static void h_decisions(struct ctx *c)
 {
-	const char *job = arg(c, "job"), *kind = arg(c, "kind");
+	const char *job = arg(c, "job"), *kind = arg(c, "kind"), *kinds[FW_DECIDE_COUNT + 3];
 	long long since = 0, limit = 100;
 	char why[256];
 	json_t *rows;
@@ -3189,8 +3214,10 @@ static void h_decisions(struct ctx *c)
 		since = fw_serve_now() + since > 0 ? fw_serve_now() + since : 0;
 	if (c->rq->query_limit && !whole_in(c->rq->query_limit, 1, 100000, &limit))
 		return fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
-	if (kind && !log_kind_ok(kind))
-		return fail(c, 400, "EINVAL", "kind", "must be start, evict, timeout, reserve, drain or requeue");
+	log_kinds(kinds);
+	if (kind && !log_kind_ok(kind, kinds))
+		return fail_choice(c, "kind", "a kind", kind, kinds,
+				   "must be start, evict, timeout, reserve, drain or requeue");
 	if (!(rows = json_array()))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
 	if (read_log(c->d, since, job, kind, (int)limit + 1, rows, why, sizeof why) != FW_OK) {
@@ -3605,6 +3632,44 @@ static const struct route *route_of(const char *method, const char *path, char *
 	return NULL;
 }
 
+/* The route path a 404's path was probably meant to be, or NULL: the
+ * path with the /v1 it lacks or should not have (/health is /v1/health,
+ * /v1/metrics /metrics), else the fixed path it, or it with /v1, is a
+ * typo of (fw_cli_nearest: /v1/job is /v1/jobs, /healthz /v1/health).
+ * Paths with a {name} are left out: no guess at a name. */
+static const char *route_near(const char *path)
+{
+	const char *paths[NROUTES + 1], *near;
+	const char *bare = strncmp(path, "/v1/", 4) ? NULL : path + 3;
+	char v1[64];
+	int n = 0;
+
+	for (int i = 0; i < NROUTES; i++)
+		if (!strchr(routes[i].path, '{') && (!n || strcmp(paths[n - 1], routes[i].path)))
+			paths[n++] = routes[i].path;
+	paths[n] = NULL;
+	snprintf(v1, sizeof v1, "/v1%.58s", path);
+	for (int k = 0; k < n; k++)
+		if ((!bare && !strcmp(paths[k], v1)) || (bare && !strcmp(paths[k], bare)))
+			return paths[k];
+	if ((near = fw_cli_nearest(path, paths)) || bare)
+		return near;
+	return fw_cli_nearest(v1, paths);
+}
+
+/* 404 for a path no route has: the route it is probably, and where the
+ * routes are listed (an operator's curl of /health or / lands here). */
+static void fail_no_route(struct ctx *c, const char *path)
+{
+	const char *near = route_near(path);
+
+	fail(c, 404, "ENOROUTE", "path",
+	     "no such endpoint: %s%s%s%s; the API's paths begin /v1 (GET /v1/health, /v1/jobs, /v1/queues, /v1/nodes, "
+	     "/v1/plan, ...) and the metrics are GET /metrics: `fairway serve --routes` lists every route, "
+	     "docs/openapi.yaml describes them", path, near ? " (did you mean " : "", near ? near : "",
+	     near ? "?)" : "");
+}
+
 /* A route answered without the state lock: GET /v1/health reads only
  * what the cycle published for it (d->pub), so a health probe does not
  * wait for a cycle's hold of mu.  The checks before a handler (auth,
@@ -3637,7 +3702,7 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		     rq->path, allow);
 		memcpy(rs->allow, allow, sizeof rs->allow);
 	} else {
-		fail(&c, 404, "ENOROUTE", "path", "no such endpoint: %s (see docs/openapi.yaml)", rq->path);
+		fail_no_route(&c, rq->path);
 	}
 	if (rs->status >= 400)
 		d->m.http_errors++;

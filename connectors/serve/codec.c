@@ -47,14 +47,53 @@ static void key_list(const char *const *allowed, char *buf, size_t n)
 		at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", allowed[i]);
 }
 
+/* Words an operator brings from elsewhere (the config's YAML, Slurm,
+ * the job's own answer) for a member the API names otherwise: the member,
+ * and why (NULL: the word alone says it). */
+static const struct {
+	const char *word, *key, *why;
+} FOREIGN_KEYS[] = {
+	{ "resources", "deserved", "the config's resources.gpu.quota is the API's deserved.gpu" },
+	{ "quota", "deserved", "the config's quota is the API's deserved" },
+	{ "weight", "overQuotaWeight", NULL },
+	{ "partition", "queue", "a Slurm partition is a fairway queue" },
+	{ "time", "maxRuntime", "Slurm's --time is the job's own maxRuntime" },
+	{ "timeLimit", "maxRuntime", "timeLimit is the daemon's answer; the job's own limit is maxRuntime" },
+};
+
+/* The hint for unknown key k of an object whose keys are allowed's: the
+ * member a foreign word means here (FOREIGN_KEYS, when allowed has it),
+ * else the allowed key k is a typo of; "" when neither. */
+static void key_hint(const char *k, const char *const *allowed, char *hint, size_t n)
+{
+	const char *near = fw_cli_nearest(k, allowed); /* the CLI's rule for a mistyped flag */
+
+	hint[0] = '\0';
+	for (size_t f = 0; f < sizeof FOREIGN_KEYS / sizeof FOREIGN_KEYS[0]; f++) {
+		int i = 0;
+		if (strcmp(FOREIGN_KEYS[f].word, k))
+			continue;
+		while (allowed[i] && strcmp(allowed[i], FOREIGN_KEYS[f].key))
+			i++;
+		if (!allowed[i])
+			continue;
+		snprintf(hint, n, " (did you mean \"%s\"?%s%s)", allowed[i], FOREIGN_KEYS[f].why ? " " : "",
+			 FOREIGN_KEYS[f].why ? FOREIGN_KEYS[f].why : "");
+		return;
+	}
+	if (near)
+		snprintf(hint, n, " (did you mean \"%s\"?)", near);
+}
+
 /* o is an object whose keys are all allowed's (NULL-terminated); an
- * unknown one is refused naming it, the nearest allowed key when it is
- * a typo of one, and every allowed key. */
+ * unknown one is refused naming it, the member it means when it is a
+ * typo of one or a word from elsewhere for one (key_hint), and every
+ * allowed key. */
 static int only_keys(json_t *o, const char *path, const char *const *allowed, struct fw_diag *d)
 {
-	const char *k, *near;
+	const char *k;
 	json_t *v;
-	char f[128], keys[320], hint[80] = "";
+	char f[128], keys[320], hint[112];
 
 	if (!json_is_object(o))
 		return BAD(d, FW_EINVAL, *path ? path : "body", "must be a JSON object");
@@ -66,8 +105,7 @@ static int only_keys(json_t *o, const char *path, const char *const *allowed, st
 			continue;
 		path_of(f, sizeof f, path, *k ? k : "\"\"");
 		key_list(allowed, keys, sizeof keys);
-		if ((near = fw_cli_nearest(k, allowed))) /* the CLI's rule for a mistyped flag */
-			snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+		key_hint(k, allowed, hint, sizeof hint);
 		return BAD(d, FW_EINVAL, f, "unknown field \"%.40s%s\"%s; the valid fields%s%s are %s", k,
 			   strlen(k) > 40 ? "..." : "", hint, *path ? " of " : "", path, keys);
 	}

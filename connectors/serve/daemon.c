@@ -965,17 +965,27 @@ static int wait_for_signal(void)
 	}
 }
 
-static int write_port_file(const char *path, int port)
+static int write_port_file(const char *path, int port, char *err, size_t errn)
 {
 	char tmp[4096];
 	FILE *f;
+	bool written;
 
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if (!(f = fopen(tmp, "w")))
+	if (!(f = fopen(tmp, "w"))) {
+		snprintf(err, errn, "--port-file %.300s: cannot write %.300s: %s; give a path in a directory that exists and "
+			 "this user may write", path, tmp, strerror(errno));
 		return FW_EIO;
-	fprintf(f, "%d\n", port);
-	fclose(f);
-	return rename(tmp, path) == 0 ? FW_OK : FW_EIO;
+	}
+	written = fprintf(f, "%d\n", port) > 0;
+	written = (fclose(f) == 0) && written;
+	if (!written || rename(tmp, path) != 0) {
+		snprintf(err, errn, "--port-file %.300s: cannot write it: %s; give a path in a directory that exists and "
+			 "this user may write", path, strerror(errno));
+		remove(tmp);
+		return FW_EIO;
+	}
+	return FW_OK;
 }
 
 int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, size_t errn)
@@ -1053,11 +1063,9 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	warn_config_drift(&d);
 	if (fw_http_start(&d, o->listen_host, o->port, &http, &port, err, sizeof err))
 		goto out; /* a start error as the others: exit 2 */
+	if (o->port_file && write_port_file(o->port_file, port, err, sizeof err))
+		goto out; /* a flag's bad value: a start error, exit 2 */
 	exit_code = 1;
-	if (o->port_file && write_port_file(o->port_file, port)) {
-		snprintf(err, sizeof err, "cannot write --port-file %s", o->port_file);
-		goto out;
-	}
 	if ((rc = pthread_create(&cyc, NULL, fw_serve_cycle_thread, &d)) != 0) {
 		snprintf(err, sizeof err, "cannot start the cycle thread: %s", strerror(rc));
 		goto out;

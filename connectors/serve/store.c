@@ -220,7 +220,8 @@ static int open_db(const char *dir, int flags, const char *how, char *path, size
 		return FW_ENOMEM;
 	snprintf(path, n, "%s/fairway.db", dir);
 	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		rc = fw_diag_set(d, FW_EIO, path, 0, 0, "--state", "cannot open%s: %s", how,
+		rc = fw_diag_set(d, FW_EIO, path, 0, 0, "--state", "cannot open%s: %s; it must be a file this user "
+				 "may read and write, or absent (the daemon creates it)", how,
 				 st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		sqlite3_close(st->db);
 		free(st);
@@ -244,6 +245,11 @@ int fw_store_open(const char *dir, bool sync_full, struct fw_serve_store **out, 
 	if ((rc = open_db(dir, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "", path, sizeof path, &st, d)))
 		return rc;
 	if ((rc = set_pragmas(st, sync_full, d)) || (rc = migrate(st, d)) || (rc = prepare_all(st, d))) {
+		if (sqlite3_errcode(st->db) == SQLITE_NOTADB) /* another program's file, or one overwritten */
+			fw_diag_set(d, rc, "", 0, 0, "--state",
+				    "is not a SQLite database, so not fairway's store: give the daemon a --state "
+				    "directory of its own, or move this file aside (the daemon then starts an empty "
+				    "store: the queues from --config, no jobs, no usage)");
 		if (d)
 			snprintf(d->file, sizeof d->file, "%.255s", path);
 		fw_store_close(st);

@@ -121,6 +121,16 @@ CODE=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer 
 check "a body over 1 MiB: 413" [ "$CODE" = 413 ]
 req GET /v1/nope
 check "unknown path: 404 ENOROUTE" [ "$CODE" = 404 -a "$(jfield 'j["error"]["code"]')" = ENOROUTE ]
+req GET /v1/no-such-thing-here
+check "... the message says where the routes are (the /v1 prefix, --routes)" \
+	grep -qF 'no such endpoint: /v1/no-such-thing-here; the API'"'"'s paths begin /v1 (GET /v1/health, /v1/jobs, /v1/queues, /v1/nodes, /v1/plan, ...) and the metrics are GET /metrics: `fairway serve --routes` lists every route' <<<"$(jfield 'j["error"]["message"]')"
+# an operator's first curl: a path without its /v1, with one too many, or
+# a typo, names the route meant
+for pm in /health:/v1/health /healthz:/v1/health /jobs:/v1/jobs /v1/job:/v1/jobs /v1/metrics:/metrics; do
+	req GET "${pm%%:*}"
+	check "GET ${pm%%:*}: 404, did you mean ${pm#*:}" \
+		[ "$CODE" = 404 -a "$(jfield '"(did you mean '"${pm#*:}"'?)" in j["error"]["message"]')" = True ]
+done
 # a name longer than a name may be, in any path that takes one: 400 naming
 # name and the limit, not 404 (the route is there)
 LONG=$(python3 -c 'print("x" * 5000)')
@@ -199,6 +209,31 @@ check "PATCH a queue: 200, only the limit changes (parent, quota, weight kept)" 
 req PATCH /v1/queues/team-a '{"limit":{"gpu":null}}'
 check "PATCH a member to null: it takes its default (no GPU limit)" \
 	[ "$CODE" = 200 -a "$(jfield 'j["limit"]["gpu"], j["deserved"]["gpu"]')" = "None 16.0" ]
+# a word from the config, Slurm or the job's own answer for a member the
+# API names otherwise: the member it means, and why (nothing changes)
+foreign_key() { # NAME METHOD PATH BODY FIELD WANT (a substring of the message)
+	req "$2" "$3" "$4"
+	check "$1" [ "$CODE" = 400 -a "$(WANT=$6 jfield 'j["error"]["field"], __import__("os").environ["WANT"] in j["error"]["message"]')" = "$5 True" ]
+}
+foreign_key "POST a queue in the config's shape (resources.gpu.quota): 400, did you mean deserved" POST /v1/queues \
+	'{"name":"cfg-shape","resources":{"gpu":{"quota":8}}}' resources \
+	'unknown field "resources" (did you mean "deserved"? the config'"'"'s resources.gpu.quota is the API'"'"'s deserved.gpu); the valid fields are'
+foreign_key "PATCH a queue's weight: 400, did you mean overQuotaWeight" PATCH /v1/queues/team-a '{"weight":2}' weight \
+	'unknown field "weight" (did you mean "overQuotaWeight"?); the valid fields are'
+foreign_key "POST a job with Slurm's partition: 400, did you mean queue" POST /v1/jobs \
+	'{"partition":"team-a","tasks":[{"count":1,"gpus":1}]}' partition \
+	'(did you mean "queue"? a Slurm partition is a fairway queue)'
+foreign_key "POST a job with Slurm's time: 400, did you mean maxRuntime" POST /v1/jobs \
+	'{"queue":"team-a","time":60,"tasks":[{"count":1,"gpus":1}]}' time \
+	'(did you mean "maxRuntime"? Slurm'"'"'s --time is the job'"'"'s own maxRuntime)'
+foreign_key "POST a job with the answer's timeLimit: 400, did you mean maxRuntime" POST /v1/jobs \
+	'{"queue":"team-a","timeLimit":60,"tasks":[{"count":1,"gpus":1}]}' timeLimit \
+	'(did you mean "maxRuntime"? timeLimit is the daemon'"'"'s answer'
+foreign_key "... a foreign word where its member is not (a task's weight): no hint" POST /v1/jobs \
+	'{"queue":"team-a","tasks":[{"count":1,"gpus":1,"weight":1}]}' 'tasks[0].weight' \
+	'unknown field "weight"; the valid fields of tasks[0] are'
+req GET /v1/queues/cfg-shape
+check "... and the refused queue was not created" [ "$CODE" = 404 ]
 req PATCH /v1/queues/team-a '{"limit":{"gpu":4}}'
 check "PATCH a limit below the quota: 400 naming limit" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit ]
 req PATCH /v1/queues/team-a '{"colour":"red"}'
@@ -600,6 +635,29 @@ check "... fairway nodes list --health unhealthy,draining: the same nodes" \
 check "... the node in its maintenance window reads HEALTH draining" grep -Eq '^h100-014 .* draining ' "$T/nodes-out"
 req GET "/v1/nodes?health=sick"
 check "... a state that is none: 400 naming health" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = health ]
+# a typo of a word among few (?health=, ?state=, the log's ?kind=) names
+# the word and its nearest, as ?reason= and the plan's ?kind= do
+req GET "/v1/nodes?health=draining,unhelthy"
+check "GET /v1/nodes?health=draining,unhelthy: 400 naming health, the word, did you mean unhealthy, the words" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  'health "unhelthy" is not a node health (did you mean "unhealthy"?): must be a comma-separated list of healthy, suspect, unhealthy, draining, degraded (some GPUs bad) and lemon' ]
+req GET "/v1/nodes?health=healthy,"
+check "GET /v1/nodes?health=healthy, (a comma at the end): 400 naming health, the words" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  'health must be a comma-separated list of healthy, suspect, unhealthy, draining, degraded (some GPUs bad) and lemon' ]
+req GET "/v1/nodes?health=degraded,lemon"
+check "GET /v1/nodes?health=degraded,lemon: the words beyond the states are taken" [ "$CODE" = 200 ]
+req GET "/v1/jobs?state=runing"
+check "GET /v1/jobs?state=runing: 400 naming state, the word, did you mean running" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  'state "runing" is not a state (did you mean "running"?): must be pending, running, done, failed, cancelled, timeout or all' ]
+req GET "/v1/decisions?kind=evcit"
+check "GET /v1/decisions?kind=evcit: 400 naming kind, the word, did you mean evict" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  'kind "evcit" is not a kind (did you mean "evict"?): must be start, evict, timeout, reserve, drain or requeue' ]
+"$FW" jobs list --state runing --server "http://127.0.0.1:$PORT" >"$T/jl-runing" 2>&1
+check "... fairway jobs list --state runing: the flag and the nearest state" \
+	grep -qF 'fairway jobs: error: 400: field state (--state): "runing" is not a state (did you mean "running"?)' "$T/jl-runing"
 check "the node reported unhealthy and the node in maintenance were drained in the backend, once each" \
 	grep -qx 'fairway_drains_total 2' "$T/metrics"
 check "the local backend has no explain: none called" grep -qx 'fairway_explain_total 0' "$T/metrics"
@@ -1671,7 +1729,7 @@ rc=0
 check "fairway jobs cancel of a cancelled job: exit 2, nothing on stdout, the daemon's words on stderr" \
 	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && grep -q '^fairway jobs: error: 409: field name: job \"cx1\" has already ended (cancelled at .*Z): there is nothing to cancel' '$T/cx.err'"
 "$FW" decisions --kind begin "${C[@]}" >"$T/decbad" 2>&1
-check "fairway decisions --kind begin: refused naming kind" grep -q "field kind (--kind): must be start, evict, timeout, reserve, drain or requeue" "$T/decbad"
+check "fairway decisions --kind begin: refused naming kind" grep -q "field kind (--kind): \"begin\" is not a kind: must be start, evict, timeout, reserve, drain or requeue" "$T/decbad"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
 check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T/n"
 post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'
