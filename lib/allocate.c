@@ -296,6 +296,7 @@ static int memo_init(struct cyc *y, struct memo *m)
 		y->pos_shape[i] = m->info[i].shape;
 	}
 	y->shapes = m->shp;
+	y->nshapes = m->nshp;
 	return FW_OK;
 }
 

@@ -200,6 +200,7 @@ struct cyc {
 	 * in jobs, the interned shape (-1: the memo's table was full) */
 	int32_t *pos_shape;
 	const struct fw__shape *shapes;
+	int32_t nshapes;            /* shapes[0 .. nshapes): pos_shape's ids */
 	/* the positions in jobs that allocate tried, in the order it tried
 	 * them (try_job), for the estimates' jobs ahead (estimate.c ahead);
 	 * NULL when the estimate depth is 0 */

@@ -142,7 +142,7 @@ struct est {
 	int32_t *rep;           /* per shape: its first job (the one tried) */
 	int64_t *need;          /* per shape: whole GPUs the gang needs for sure */
 	fw_time *at;            /* per shape: earliest fit, FW_TIME_UNKNOWN */
-	int32_t *tab;           /* hash slots (mask + 1): shape id or -1 */
+	int32_t *tab;           /* hash slots (mask + 1 = 2 cap): shape id or -1 */
 	uint32_t mask;
 	int32_t *shape;         /* per position in y->jobs: shape, -1 = none */
 	enum fw_reason *why;    /* per shape left open: why (explain_open) */
@@ -175,6 +175,7 @@ struct est {
 	 * position in y->jobs the held job's estimate, 0 = not held; per
 	 * shape the latest estimate of a held job of it, 0 = none */
 	fw_time *held;
+	fw_time *held0;            /* held's room, zeroed by sort_out */
 	fw_time *hfloor;
 	int32_t nlimited;          /* limit_floor's answers so far */
 	uint64_t nnodes;           /* room nodes made so far (their treap priorities) */
@@ -209,8 +210,53 @@ struct est {
 		(p) = x_;                                                   \
 	} while (0)
 
+/* Shape id's signature: its shape with CPU and memory zeroed. */
+static void sig_key(const struct est *e, int32_t id, struct fw__shape *k)
+{
+	*k = e->shp[id];
+	for (int g = 0; g < k->ngroups; g++)
+		k->g[g].cpu = k->g[g].mem = 0;
+}
+
+/* The first free slot of table t (mask + 1 slots) from k's hash. */
+static uint32_t free_slot(const struct est *e, const int32_t *t, const struct fw__shape *k)
+{
+	uint32_t i = fw__shape_hash(k) & e->mask;
+
+	while (t[i] >= 0)
+		i = (i + 1) & e->mask;
+	return i;
+}
+
+/* New hash tables of 2 cap slots, every shape so far in tab and every
+ * signature's first shape in sig_tab: sized by the shapes, not by the
+ * jobs (a table of twice the jobs, set to -1 each cycle, cost more than
+ * the probes).  An id never moves, so the answers are the same whatever
+ * the size. */
+static int rehash(struct est *e)
+{
+	uint32_t slots = 2 * (uint32_t)e->cap;
+	struct fw__shape k;
+
+	e->tab = fw_arena_alloc_raw(e->y->a, slots * sizeof *e->tab);
+	e->sig_tab = fw_arena_alloc_raw(e->y->a, slots * sizeof *e->sig_tab);
+	if (!e->tab || !e->sig_tab)
+		return FW_ENOMEM;
+	memset(e->tab, 0xff, slots * sizeof *e->tab);
+	memset(e->sig_tab, 0xff, slots * sizeof *e->sig_tab);
+	e->mask = slots - 1;
+	for (int32_t id = 0; id < e->nshp; id++) {
+		e->tab[free_slot(e, e->tab, &e->shp[id])] = id;
+		if (e->sig[id] == id) {
+			sig_key(e, id, &k);
+			e->sig_tab[free_slot(e, e->sig_tab, &k)] = id;
+		}
+	}
+	return FW_OK;
+}
+
 /* Double the per-shape arrays (the arena does not realloc; the old ones
- * are left behind, at most as much again). */
+ * are left behind, at most as much again) and the hash tables. */
 static int grow(struct est *e)
 {
 	GROW(e, e->shp, struct fw__shape, e->cap);
@@ -224,26 +270,24 @@ static int grow(struct est *e)
 	GROW(e, e->next_fail, int32_t, e->cap);
 	GROW(e, e->tried_now, bool, e->cap);
 	e->cap *= 2;
-	return FW_OK;
+	return rehash(e);
 }
 
 /* The signature of shape id: its shape with CPU and memory zeroed. */
 static int32_t sig_of(struct est *e, int32_t id)
 {
-	struct fw__shape k = e->shp[id];
+	struct fw__shape k;
 	uint32_t i;
 
-	for (int g = 0; g < k.ngroups; g++)
-		k.g[g].cpu = k.g[g].mem = 0;
+	sig_key(e, id, &k);
 	for (i = fw__shape_hash(&k) & e->mask;; i = (i + 1) & e->mask) {
 		int32_t s = e->sig_tab[i];
 		if (s < 0) {
 			e->sig_tab[i] = id;
 			return id;
 		}
-		struct fw__shape o = e->shp[s];
-		for (int g = 0; g < o.ngroups; g++)
-			o.g[g].cpu = o.g[g].mem = 0;
+		struct fw__shape o;
+		sig_key(e, s, &o);
 		if (memcmp(&o, &k, sizeof k) == 0)
 			return s;
 	}
@@ -258,8 +302,8 @@ static int32_t intern(struct est *e, const struct fw__shape *k, int32_t j)
 	for (;; i = (i + 1) & e->mask) {
 		int32_t id = e->tab[i];
 		if (id < 0) {
-			if (e->nshp == e->cap && grow(e) != FW_OK)
-				return -1;
+			if (e->nshp == e->cap) /* the tables are remade: probe again */
+				return grow(e) == FW_OK ? intern(e, k, j) : -1;
 			e->shp[e->nshp] = *k;
 			e->rep[e->nshp] = j;
 			e->need[e->nshp] = fw__gang_need(&e->y->s->jobs[j]);
@@ -299,37 +343,39 @@ static int mark_limited(struct est *e)
 	return FW_OK;
 }
 
+/* The per-position arrays (shape, floor, held) are left raw: sort_out
+ * writes each position's entries first; from_memo, a table by the
+ * memo's shapes, is zeroed (it has as many entries as those). */
 static int est_init(struct est *e, struct cyc *y, int32_t n)
 {
-	uint32_t slots = 32;
+	int32_t nh = y->qfirst[y->s->nqueues] > n ? y->qfirst[y->s->nqueues] : n;
 
 	memset(e, 0, sizeof *e);
 	e->y = y;
-	while (slots < 2 * (uint32_t)n)
-		slots *= 2;
-	e->mask = slots - 1;
 	e->cap = 64;
 	e->shp = FW_ARENA_NEW(y->a, struct fw__shape, e->cap);
 	e->rep = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->need = FW_ARENA_NEW(y->a, int64_t, e->cap);
 	e->at = FW_ARENA_NEW(y->a, fw_time, e->cap);
 	e->open = FW_ARENA_NEW(y->a, int32_t, e->cap);
-	e->tab = fw_arena_alloc_raw(y->a, slots * sizeof *e->tab); /* all -1 below */
-	e->shape = FW_ARENA_NEW(y->a, int32_t, (size_t)n + 1);
-	e->from_memo = FW_ARENA_NEW(y->a, int32_t, (size_t)n + 1);
-	e->sig_tab = fw_arena_alloc_raw(y->a, slots * sizeof *e->sig_tab); /* all -1 below */
+	e->shape = FW_ARENA_RAW(y->a, int32_t, (size_t)n + 1);
+	e->from_memo = FW_ARENA_NEW(y->a, int32_t, (size_t)y->nshapes + 1);
 	e->sig = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->stamp = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->head = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->next_fail = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->tried_now = FW_ARENA_NEW(y->a, bool, e->cap);
-	e->floor = FW_ARENA_NEW(y->a, fw_time, (size_t)n + 1);
-	if (!e->floor || !e->shp || !e->rep || !e->need || !e->at || !e->open || !e->tab || !e->shape || !e->from_memo ||
-	    !e->sig_tab || !e->sig || !e->stamp || !e->head || !e->next_fail || !e->tried_now)
+	e->floor = FW_ARENA_RAW(y->a, fw_time, (size_t)n + 1);
+	e->held0 = FW_ARENA_RAW(y->a, fw_time, (size_t)nh + 1);
+	if (!e->floor || !e->held0 || !e->shp || !e->rep || !e->need || !e->at || !e->open || !e->shape ||
+	    !e->from_memo || !e->sig || !e->stamp || !e->head || !e->next_fail || !e->tried_now)
 		return FW_ENOMEM;
-	memset(e->tab, 0xff, slots * sizeof *e->tab);
-	memset(e->sig_tab, 0xff, slots * sizeof *e->sig_tab);
-	return mark_limited(e);
+	/* positions past n (none unless the line is global and shorter) */
+	for (int32_t i = n; i <= nh; i++)
+		e->held0[i] = 0;
+	e->floor[n] = 0;
+	e->shape[n] = -1;
+	return rehash(e) == FW_OK ? mark_limited(e) : FW_ENOMEM;
 }
 
 /* ---- step 0: when over-budget queues fall below their budgets ----------- */
@@ -1400,6 +1446,8 @@ static int sort_out(struct est *e, int32_t n)
 		if (i + FW__AHEAD < n)
 			FW__PREFETCH(&y->reason[y->jobs[i + FW__AHEAD]], 1);
 		e->shape[i] = -1;
+		e->floor[i] = 0;
+		e->held0[i] = 0;
 		if (y->started[j])
 			continue;
 		if (r->reason == FW_REASON_HAS_RESERVATION) {
@@ -1816,7 +1864,7 @@ static bool unbounded_resv(const struct cyc *y)
 static int ahead_init(struct est *e, struct ahead *a)
 {
 	struct cyc *y = e->y;
-	int32_t depth = fw__estimate_depth(y), n = y->qfirst[y->s->nqueues];
+	int32_t depth = fw__estimate_depth(y);
 
 	memset(a, 0, sizeof *a);
 	if (depth <= 0 || !y->tried)
@@ -1826,7 +1874,7 @@ static int ahead_init(struct est *e, struct ahead *a)
 	a->end = FW_ARENA_RAW(y->a, struct ev, (size_t)cap + 1);
 	a->cur = FW_ARENA_NEW(y->a, struct fmark, (size_t)e->nshp + 1);
 	a->prev = FW_ARENA_NEW(y->a, struct fmark, (size_t)e->nshp + 1);
-	e->held = FW_ARENA_NEW(y->a, fw_time, (size_t)n + 1);
+	e->held = e->held0; /* zeroed at every position (sort_out, est_init) */
 	e->hfloor = FW_ARENA_NEW(y->a, fw_time, (size_t)e->nshp + 1);
 	if (!a->pos || !a->end || !a->cur || !a->prev || !e->held || !e->hfloor)
 		return FW_ENOMEM;
