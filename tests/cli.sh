@@ -890,6 +890,8 @@ expect "serve-state-is-a-file" 2 "--state $SERVE_TMP/a-file is not a directory" 
 	timeout 20 "$FW" serve --state "$SERVE_TMP/a-file" --listen 127.0.0.1:0
 expect "serve-state-cannot-be-made" 2 "--state $SERVE_TMP/none/st: cannot create the state directory" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/none/st" --listen 127.0.0.1:0
+expect "serve-state-parent-missing-says-mkdir-p" 2 "No such file or directory (its parent must exist: mkdir -p it first" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/none/st" --listen 127.0.0.1:0
 # --port-file in a directory that does not exist: the start stops with the
 # reason and what to do, exit 2 as the other start errors (not a bare
 # "cannot write", exit 1)

@@ -2111,6 +2111,11 @@ static int cmd_nodes(struct opts *o)
 			json_t *f = json_object_get(r, "figures");
 			printf("\n%.0f of %.0f GPUs allocated; %lld unhealthy node(s)\n", num(f, "gpusAllocated"),
 			       num(f, "gpusTotal"), (long long)json_integer_value(json_object_get(f, "unhealthyNodes")));
+			if (!json_array_size(json_object_get(r, "nodes")))
+				fprintf(stderr, "fairway nodes: nothing listed: %s\n",
+					want[0] ? "no node's health is one of --health's; drop --health to list every node"
+						: "the daemon's cluster has no node yet (the local backend's come from "
+						  "--config; Slurm's from slurmctld)");
 		}
 		json_decref(r);
 		return 0;

@@ -817,7 +817,10 @@ static int lock_state(struct fw_serve *d, char *err, size_t errn)
 	int fd;
 
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		snprintf(err, errn, "--state %.300s: cannot create the state directory: %s", dir, strerror(errno));
+		int e = errno;
+		snprintf(err, errn, "--state %.300s: cannot create the state directory: %s%s", dir, strerror(e),
+			 e == ENOENT ? " (its parent must exist: mkdir -p it first, or give a directory under one "
+				       "that does)" : "");
 		return FW_EIO;
 	}
 	struct stat st;

@@ -633,6 +633,10 @@ check "... fairway nodes list --health unhealthy,draining: the same nodes" \
 	[ "$(awk 'NR > 1 && NF > 3 && $1 != "" {print $1}' "$T/nodes-out" | grep -v '^[0-9]' | sort | tr '\n' ' ')" = \
 	  "$(jfield '" ".join(sorted(n["name"] for n in j["nodes"])) + " "')" ]
 check "... the node in its maintenance window reads HEALTH draining" grep -Eq '^h100-014 .* draining ' "$T/nodes-out"
+check "... and lists, so says nothing about an empty list" [ "$(grep -c 'nothing listed' "$T/nodes-out")" = 0 ]
+"$FW" nodes list --health lemon --server "http://127.0.0.1:$PORT" >"$T/nodes-none" 2>&1
+check "fairway nodes list --health lemon (no lemon yet): no row, and says why and what to do" \
+	grep -qF "fairway nodes: nothing listed: no node's health is one of --health's; drop --health to list every node" "$T/nodes-none"
 req GET "/v1/nodes?health=sick"
 check "... a state that is none: 400 naming health" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = health ]
 # a typo of a word among few (?health=, ?state=, the log's ?kind=) names
