@@ -898,6 +898,8 @@ expect "serve-state-parent-missing-says-mkdir-p" 2 "No such file or directory (i
 expect "serve-port-file-unwritable" 2 \
 	"--port-file $SERVE_TMP/none/port: cannot write $SERVE_TMP/none/port.tmp: No such file or directory; give a path in a directory that exists" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/pf" --listen 127.0.0.1:0 --port-file "$SERVE_TMP/none/port"
+# ... found before anything is made: no state directory left behind
+if [ -e "$SERVE_TMP/pf" ]; then bad "serve-port-file-unwritable-leaves-no-state"; else ok "serve-port-file-unwritable-leaves-no-state"; fi
 # a store the daemon cannot use says what to do: a fairway.db that is a
 # directory, or a file that is not SQLite (exit 2, nothing started)
 mkdir -p "$SERVE_TMP/dbdir/fairway.db" "$SERVE_TMP/dbjunk"

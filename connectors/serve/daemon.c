@@ -968,18 +968,40 @@ static int wait_for_signal(void)
 	}
 }
 
+/* --port-file's temporary (PATH.tmp), opened for writing into *f, or
+ * the reason it cannot be, saying what to do. */
+static int open_port_tmp(const char *path, char *tmp, size_t tmpn, FILE **f, char *err, size_t errn)
+{
+	snprintf(tmp, tmpn, "%s.tmp", path);
+	if ((*f = fopen(tmp, "w")))
+		return FW_OK;
+	snprintf(err, errn, "--port-file %.300s: cannot write %.300s: %s; give a path in a directory that exists and "
+		 "this user may write", path, tmp, strerror(errno));
+	return FW_EIO;
+}
+
+/* Before anything starts (the state directory, the store, the port):
+ * can --port-file be written at all?  So a bad one leaves nothing made. */
+static int port_file_writable(const char *path, char *err, size_t errn)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (open_port_tmp(path, tmp, sizeof tmp, &f, err, errn))
+		return FW_EIO;
+	fclose(f);
+	remove(tmp);
+	return FW_OK;
+}
+
 static int write_port_file(const char *path, int port, char *err, size_t errn)
 {
 	char tmp[4096];
 	FILE *f;
 	bool written;
 
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	if (!(f = fopen(tmp, "w"))) {
-		snprintf(err, errn, "--port-file %.300s: cannot write %.300s: %s; give a path in a directory that exists and "
-			 "this user may write", path, tmp, strerror(errno));
+	if (open_port_tmp(path, tmp, sizeof tmp, &f, err, errn))
 		return FW_EIO;
-	}
 	written = fprintf(f, "%d\n", port) > 0;
 	written = (fclose(f) == 0) && written;
 	if (!written || rename(tmp, path) != 0) {
@@ -1061,6 +1083,11 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (o->port_file && port_file_writable(o->port_file, err, sizeof err)) {
+		/* a flag's bad value, found before anything is made */
+		fprintf(stderr, "fairway serve: error: %s\n", err);
+		return 2;
+	}
 	if (fw_serve_open(&d, o, err, sizeof err) != FW_OK)
 		goto out;
 	warn_config_drift(&d);
