@@ -296,7 +296,7 @@ import json, sys
 d = json.load(sys.stdin)
 q = {x["name"]: (x.get("gpuHourBudget"), x["decayedUsageGpuHours"]) for x in d["queues"]}
 assert q["vision"] == (1000.0, 1200.0) and q["research"] == (500.0, 600.0) and q["org"][0] is None, q
-w = {x["job"]: (x["reason"], x["args"]) for x in d["pending"]}
+w = {x["name"]: (x["reason"], x["args"]) for x in d["pending"]}
 assert w == {"crop": ("over_budget", [1200, 1000]), "asr": ("over_budget", [600, 500])}, w
 assert [x["job"] for x in d["decisions"] if x["kind"] == "start"] == ["tok"], d["decisions"]
 '; then ok "plan-json-budget"; else bad "plan-json-budget"; fi
@@ -1042,10 +1042,10 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["decisions"], "no starts"
 assert d["pending"], "no pending"
-assert all(p["message"] for p in d["pending"])
+assert all(p["reasonText"] for p in d["pending"])
 starts = [x["job"] for x in d["decisions"] if x["kind"] == "start"]
 resv = [x["job"] for x in d["decisions"] if x["kind"] == "reserve"]
-pend = {x["job"]: x["reason"] for x in d["pending"]}
+pend = {x["name"]: x["reason"] for x in d["pending"]}
 assert resv, "the example should show a reservation"
 assert all(pend.get(j) == "has_reservation" for j in resv)
 assert not set(starts) & set(pend), "a job both started and pending"'; then

@@ -285,6 +285,18 @@ static json_t *json_task(const struct fw_snapshot *s, const struct fw_task_alloc
 	return o;
 }
 
+/* A decision's nodes, each once in the order of its first task: the
+ * daemon's "nodes" of a decision (GET /v1/plan); "tasks" has each task. */
+static json_t *json_decision_nodes(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *d)
+{
+	json_t *a = json_array();
+
+	for (int32_t k = 0; k < d->alloc_count; k++)
+		if (!node_seen(p, d, k))
+			json_array_append_new(a, json_string(s->nodes[p->allocs[d->alloc_first + k].node].name));
+	return a;
+}
+
 static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan *p)
 {
 	json_t *arr = json_array();
@@ -311,37 +323,51 @@ static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan 
 			json_object_set_new(o, "for", json_string(s->jobs[d->a].name));
 		if (d->kind == FW_DECIDE_EVICT) /* seconds of its run since the last checkpoint */
 			json_object_set_new(o, "lostWork", json_integer(fw_job_lost_work(s, &s->jobs[d->job], p->now)));
+		json_object_set_new(o, "nodes", json_decision_nodes(s, p, d));
 		json_object_set_new(o, "tasks", tasks);
 		json_array_append_new(arr, o);
 	}
 	return arr;
 }
 
+/* A waiting job under the names of the daemon's GET /v1/plan "pending"
+ * entries (connectors/serve/view.c, pending_fields; docs/serve.md):
+ * name, queue, reason, reasonText, ahead, reservedAt (a reserved job's
+ * start), expectedStart, and with no start known unknownWhy and
+ * unknownWhyText; so one jq filter reads both.  "args" (the reason's two
+ * numbers) is the offline plan's own.  The texts are this file's
+ * (reason_text), the daemon's its own (view.c, waiting_text): the same
+ * reasons, worded by each. */
+static json_t *json_waiting(const struct fw_snapshot *s, const struct fw_pending *r)
+{
+	json_t *o = json_object();
+	char msg[FW_REASON_TEXT_MAX + FW_NAME_MAX]; /* reason_text: one job named */
+
+	json_object_set_new(o, "name", json_string(s->jobs[r->job].name));
+	json_object_set_new(o, "queue", json_string(s->queues[s->jobs[r->job].queue].name));
+	json_object_set_new(o, "reason", json_string(fw_reason_name(r->reason)));
+	json_object_set_new(o, "args", json_pack("[I,I]", (json_int_t)r->a, (json_int_t)r->b));
+	json_object_set_new(o, "reasonText", json_string(reason_text(s, r, msg, sizeof msg)));
+	json_object_set_new(o, "ahead", json_integer(r->ahead));
+	if (r->reason == FW_REASON_HAS_RESERVATION) /* a: the reservation's start */
+		json_object_set_new(o, "reservedAt", json_integer(r->a));
+	if (r->expected_start != FW_TIME_UNKNOWN) {
+		json_object_set_new(o, "expectedStart", json_integer(r->expected_start));
+		return o;
+	}
+	json_object_set_new(o, "expectedStart", json_null());
+	json_object_set_new(o, "unknownWhy", json_string(fw_reason_name(r->unknown_why)));
+	json_object_set_new(o, "unknownWhyText", json_string(fw_reason_format_job(s, r->job, r->unknown_why, r->why_a,
+										  r->why_b, msg, sizeof msg)));
+	return o;
+}
+
 static json_t *json_pending(const struct fw_snapshot *s, const struct fw_plan *p)
 {
 	json_t *arr = json_array();
-	char msg[FW_REASON_TEXT_MAX + FW_NAME_MAX]; /* reason_text: one job named */
 
-	for (int32_t i = 0; i < p->npending; i++) {
-		const struct fw_pending *r = &p->pending[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "job", json_string(s->jobs[r->job].name));
-		json_object_set_new(o, "queue", json_string(s->queues[s->jobs[r->job].queue].name));
-		json_object_set_new(o, "reason", json_string(fw_reason_name(r->reason)));
-		json_object_set_new(o, "args", json_pack("[I,I]", (json_int_t)r->a, (json_int_t)r->b));
-		json_object_set_new(o, "message", json_string(reason_text(s, r, msg, sizeof msg)));
-		json_object_set_new(o, "jobsAhead", json_integer(r->ahead));
-		json_object_set_new(o, "expectedStart", r->expected_start == FW_TIME_UNKNOWN
-								 ? json_null()
-								 : json_integer(r->expected_start));
-		if (r->expected_start == FW_TIME_UNKNOWN) {
-			json_object_set_new(o, "expectedStartWhy", json_string(fw_reason_name(r->unknown_why)));
-			json_object_set_new(o, "expectedStartMessage",
-					    json_string(fw_reason_format_job(s, r->job, r->unknown_why, r->why_a,
-									     r->why_b, msg, sizeof msg)));
-		}
-		json_array_append_new(arr, o);
-	}
+	for (int32_t i = 0; i < p->npending; i++)
+		json_array_append_new(arr, json_waiting(s, &p->pending[i]));
 	return arr;
 }
 
@@ -416,7 +442,7 @@ json_t *fw_render_json(const struct fw_snapshot *s, const struct fw_plan *p,
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "policy", json_string(pol->name));
-	json_object_set_new(o, "now", json_integer(p->now));
+	json_object_set_new(o, "at", json_integer(p->now)); /* the plan's time: GET /v1/plan's "at" */
 	json_object_set_new(o, "considered", json_integer(p->considered));
 	json_object_set_new(o, "decisions", json_decisions(s, p));
 	json_object_set_new(o, "pending", json_pending(s, p));

@@ -106,7 +106,7 @@ jobs:
 YAML
 if [ -x "$B/tools/fairway" ]; then
 	"$B/tools/fairway" plan --config "$T/snap.yaml" --json >"$T/plan" 2>&1
-	has xid_node_gang_waits_health "$T/plan" '"job": "gang"' '"reason": "health"'
+	has xid_node_gang_waits_health "$T/plan" '"name": "gang"' '"reason": "health"'
 fi
 
 # 5. an application XID (13) changes nothing
