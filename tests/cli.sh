@@ -319,6 +319,9 @@ fi
 expect "plan-drained-job-started-again" 0 "2 pending jobs -> 1 started, 1 waiting (0 with a reservation); 1 running job evicted and started again elsewhere" \
 	"$FW" plan --config tests/scenario/health_drain.yaml
 expect "policies" 0 "fifo" "$FW" policies
+# its --json is an object as every listing's, and the help's jq example reads it so
+expect "policies-help-json-example" 0 "fairway policies --json | jq '.policies[] | {name, reserveDepth}'" \
+	"$FW" policies --help
 expect "plan-help-names-server" 0 "fairway plan --server URL" "$FW" plan --help
 expect "plan-server-equals-goes-to-the-daemon" 1 "cannot reach http://127.0.0.1:1" "$FW" plan --server=http://127.0.0.1:1
 expect "policies-unknown-flag-after-json" 2 "unknown option '--bogus'" "$FW" policies --json --bogus
@@ -985,7 +988,7 @@ doc = sqlite3.connect(os.path.join(d, "fairway.db")).execute("select doc from qu
 print(len(json.loads(doc)["gpuModelLimits"]))' "$FW" "$SERVE_TMP/ml" "$SERVE_TMP/ml17.yaml"
 rm -rf "$SERVE_TMP"
 
-if "$FW" policies --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert any(p["default"] for p in d)'; then
+if "$FW" policies --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert list(d) == ["policies"], list(d); assert any(p["default"] for p in d["policies"])'; then
 	ok "policies-json-valid"
 else
 	bad "policies-json-valid"
@@ -1001,7 +1004,7 @@ dur = lambda s: "off" if s <= 0 else "%dh" % (s // 3600) if s % 3600 == 0 else "
 import re
 keys = {"name", "summary", "default", "queueOrder", "strictOrder", "jobOrder", "reserveDepth", "starveAfterS",
         "xfactorCapS", "reclaim", "reclaimRule", "maxEvictions", "maxMoves", "spread"}
-for p in json.load(sys.stdin):
+for p in json.load(sys.stdin)["policies"]:
     assert all(re.fullmatch("[a-z]+([A-Z][a-z]*)*", k) for k in p), sorted(p)  # camelCase, as every --json
     assert set(p) <= keys and set(p) >= keys - {"reclaimRule"}, sorted(p)
     r = rows[p["name"]]
@@ -1023,7 +1026,7 @@ pj=$(mktemp)
 	--json "$pj" >/dev/null 2>&1
 if "$FW" policies --json | python3 -c '
 import json, sys
-pol = {p["name"]: p for p in json.load(sys.stdin)}
+pol = {p["name"]: p for p in json.load(sys.stdin)["policies"]}
 run = json.load(open(sys.argv[1]))["policies"][0]
 for k in pol["fairway"]:
     assert k + "S" not in run and k + "Ms" not in run, k  # the same setting under another unit or none
@@ -1031,7 +1034,7 @@ for k in ("starveAfterS", "xfactorCapS", "reserveDepth"):
     assert pol["fairway"][k] == run[k], (k, pol["fairway"][k], run[k])
 ' "$pj"; then ok "policies-json-keys-as-sim-run-json"; else bad "policies-json-keys-as-sim-run-json"; fi
 rm -f "$pj"
-def=$("$FW" policies --json | python3 -c 'import json,sys; print([p["name"] for p in json.load(sys.stdin) if p["default"]][0])')
+def=$("$FW" policies --json | python3 -c 'import json,sys; print([p["name"] for p in json.load(sys.stdin)["policies"] if p["default"]][0])')
 if [ "$("$FW" policies | grep -c '(default)')" = 1 ] && "$FW" policies | grep -q "^$def .*(default)\$"; then
 	ok "policies-default-marked"
 else
@@ -1056,6 +1059,58 @@ fi
 a=$("$FW" plan --json | sha256sum)
 b=$("$FW" plan --json | sha256sum)
 [ "$a" = "$b" ] && ok "plan-is-deterministic" || bad "plan-is-deterministic"
+
+# one schema for one command: `fairway plan --json` (a plan of its own)
+# and `fairway plan --server URL --json` (a daemon's GET /v1/plan) on the
+# same config name what both have alike (docs/serve.md, "One plan, two
+# sources, one schema"): the time, each decision's and each waiting job's
+# keys (a reservation's reservedAt, a start unknown's unknownWhy and
+# unknownWhyText among them); the offline plan's own "args" aside
+OS=$(mktemp -d)
+cat >"$OS/one.yaml" <<'YAML'
+now: 100
+nodes:
+  - {name: n0, gpus: 8, gpuModel: H100}
+  - {name: n1, gpus: 8, gpuModel: H100}
+queues: [{name: q}]
+jobs:
+  - {name: r, queue: q, state: running, startTime: 50, expectedRuntime: 1000, tasks: [{gpus: 4}], allocation: [{node: n0, gpus: [0, 1, 2, 3]}]}
+  - {name: big, queue: q, submitTime: 60, expectedRuntime: 100, preemptible: false, tasks: [{count: 2, gpus: 8}]}
+  - {name: b2, queue: q, submitTime: 70, tasks: [{gpus: 1, gpuModel: B200}]}
+YAML
+"$FW" plan --config "$OS/one.yaml" --json >"$OS/offline.json" 2>"$OS/offline.err"
+"$FW" serve --config "$OS/one.yaml" --state "$OS/st" --listen 127.0.0.1:0 --port-file "$OS/port" --period 0.2s \
+	>"$OS/daemon.log" 2>&1 &
+OS_PID=$!
+for _ in $(seq 100); do
+	[ -s "$OS/port" ] && "$FW" plan --server "http://127.0.0.1:$(cat "$OS/port")" --json >"$OS/daemon.json" 2>/dev/null &&
+		break
+	sleep 0.1
+done
+kill "$OS_PID" 2>/dev/null
+wait "$OS_PID" 2>/dev/null
+if python3 - "$OS/offline.json" "$OS/daemon.json" <<'PY'; then
+import json, sys
+off, srv = (json.load(open(f)) for f in sys.argv[1:3])
+assert isinstance(off["at"], int) and isinstance(srv["at"], int) and "now" not in off, (off.get("at"), srv.get("at"))
+shared = {"name", "queue", "reason", "reasonText", "ahead", "reservedAt", "expectedStart", "unknownWhy", "unknownWhyText"}
+o = {p["name"]: p for p in off["pending"]}
+d = {p["name"]: p for p in srv["pending"]}
+assert sorted(o) == sorted(d) == ["b2", "big"], (sorted(o), sorted(d))
+for n in o:
+    assert set(o[n]) - {"args"} == set(d[n]) & shared, (n, sorted(o[n]), sorted(d[n]))
+    assert o[n]["reason"] == d[n]["reason"] and o[n]["ahead"] == d[n]["ahead"], (o[n], d[n])
+assert "reservedAt" in o["big"] and "unknownWhyText" in o["b2"], o  # the check compares something
+assert o["big"]["reservedAt"] == o["big"]["expectedStart"], o["big"]
+for x in off["decisions"] + srv["decisions"]:  # a decision's common keys
+    assert {"kind", "job", "at", "reason", "nodes"} <= set(x), x
+assert [x["nodes"] for x in off["decisions"] if x["job"] == "big"] == [["n0", "n1"]], off["decisions"]
+PY
+	ok "plan-json-offline-keys-are-the-daemons"
+else
+	bad "plan-json-offline-keys-are-the-daemons"; head -c 600 "$OS/daemon.json" "$OS/daemon.log" "$OS/offline.err"
+fi
+rm -rf "$OS"
 
 # jobs[].nodeSelector (docs/config.md): node a is the busier (bin-packing
 # would pick it), but the job selects gpu: a100, which only b has; a

@@ -126,7 +126,8 @@ static const char policies_usage[] =
 	"           policy's own priority\n"
 	"  RECLAIM  the victim rule and the most evictions per cycle, or no\n"
 	"\n"
-	"--json  the same as JSON, with the job order inside a queue, the\n"
+	"--json  the same as JSON ({\"policies\": [...]}, an object as every\n"
+	"        listing's --json), with the job order inside a queue, the\n"
 	"        consolidation moves per cycle and the placement spread; the\n"
 	"        spans in seconds, their keys ending in S as in `fairway sim run\n"
 	"        --json` (starveAfterS, xfactorCapS; 0: off)\n"
@@ -137,7 +138,7 @@ static const char policies_usage[] =
 	"\n"
 	"examples:\n"
 	"  fairway policies\n"
-	"  fairway policies --json | jq '.[] | {name, reserveDepth}'\n";
+	"  fairway policies --json | jq '.policies[] | {name, reserveDepth}'\n";
 
 int fw_cmd_policies(int argc, char **argv)
 {
@@ -158,13 +159,13 @@ int fw_cmd_policies(int argc, char **argv)
 		} else
 			return fw_cli_usage_error("policies", "unknown option '%s'", argv[i]);
 	}
-	if (json) {
-		json_t *a = json_array();
+	if (json) { /* an object, as every listing's --json: {"policies": [...]} */
+		json_t *a = json_array(), *o = json_pack("{s:o}", "policies", a);
 		for (int i = 0; l[i]; i++)
 			json_array_append_new(a, policy_json(l[i]));
-		json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
-		json_decref(a);
+		json_decref(o);
 		return 0;
 	}
 	printf("%-8s %-10s %-7s %-7s %-7s %-14s %s\n", "POLICY", "QUEUES", "RESERVE", "STARVE", "XF-CAP", "RECLAIM",
