@@ -5,6 +5,15 @@
  * (fw_render_table) and a JSON document (fw_render_json, built with
  * jansson, keys in a fixed order) for --json.  Both are deterministic:
  * equal plans give equal bytes, which the golden scenario tests rely on.
+ *
+ * The JSON is one schema with the daemon's GET /v1/plan (the documented,
+ * versioned API; connectors/serve/view.c builds its entries): what both
+ * give goes under the API's names (the plan's "at"; a waiting job's
+ * "name", "reasonText", "ahead", "reservedAt", "unknownWhy",
+ * "unknownWhyText"; a decision's "nodes"), so one jq filter reads a plan
+ * of its own and a daemon's.  What only a plan of its own has keeps its
+ * own name ("policy", "considered", "queues", "args", "for", "lostWork",
+ * "tasks").  tests/cli.sh compares the two on one config.
  */
 #ifndef FAIRWAY_RENDER_H
 #define FAIRWAY_RENDER_H
