@@ -4385,6 +4385,39 @@ TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
 	fw_snapshot_free(s);
 }
 
+/* A gang held by its queue's limit (over quota) is expected when the
+ * limit lets it in and nodes have room, not when it starves: the limit,
+ * not the order, holds it, and once it lets the gang in the gang is
+ * tried in its turn (and reserved) as any blocked job.  Queue "capped"
+ * (limit 16) runs r8 on n0 until t=1000; gang g (2 x 8 GPUs) fits the
+ * limit only then, and n1 and n2 are idle: 1000, though it starves at
+ * 3600.  (Until 2026-12-07 it read 3600: on the ITP cluster06 replay at
+ * quota/limit 10/24 the 9+ GPU jobs' first estimates were 21.5 h late.) */
+TEST(a_gang_held_by_its_queues_limit_is_expected_when_the_limit_lets_it_in)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 8, 16, 1);
+	tb_queue(s, "open", -1, 8, -1, 1);
+	s->now = 100;
+	s->config.starve_after_s = 3600;
+	int r = tb_job(s, "r8", q, 1, 8, 1000, 0);
+	tb_run(s, r, 1, &n0, 0xff);
+	s->jobs[r].expected_runtime = 1000;
+	int g = tb_job(s, "g", q, 2, 8, 1000, 0);
+	s->jobs[g].expected_runtime = 500;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	const struct fw_pending *pg = fw_plan_pending_for(p, g);
+	ASSERT(pg != NULL);
+	ASSERT_EQ(pg->reason, FW_REASON_OVER_QUOTA);
+	ASSERT(reservation_of(p, g) == NULL);
+	ASSERT_EQ(pg->expected_start, 1000);
+	fw_snapshot_free(s);
+}
+
 /* Nodes n0..n<k-1> of 8 GPUs, each running a job of queue A (over its
  * share; B below it) on the GPUs of `mask` until ends[i]. */
 static struct fw_snapshot *busy_until(fw_time now, int k, const fw_time *ends, uint32_t mask)
@@ -6171,7 +6204,8 @@ TEST(estimates_ahead_never_change_decisions)
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
 	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, no_waiting_job_is_expected_at_now, a_fractional_job_is_not_told_gang_no_fit, a_one_task_job_waits_for_busy_gpus_and_a_gang_for_its_fit, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
-	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
+	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_held_by_its_queues_limit_is_expected_when_the_limit_lets_it_in, \
+	a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
 	the_gang_queue_counts_free_task_slots_not_gpus, \
 	a_job_past_its_expected_end_is_expected_to_run_as_long_again, a_reserved_job_says_why_it_did_not_start_now, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
