@@ -1372,24 +1372,28 @@ static void quota_unknown(const struct cyc *y, int32_t j, struct fw_pending *r)
  * limits let it in (quota_at), never now; it then holds its room for
  * the jobs behind it (quota_hold).  0 (unknown) for a GPU model's limit,
  * a limit it passes alone (QUEUE_LIMIT, quota_unknown) and under a
- * GPU-hour budget, whose own rules would have to count too. */
-static int quota_floor(struct est *e, int32_t i, const struct fw_pending *r)
+ * GPU-hour budget, whose own rules would have to count too: those
+ * quota_answers does not. */
+static bool quota_answers(const struct cyc *y, const struct fw_pending *r)
 {
-	const struct cyc *y = e->y;
 	int32_t q = FW_LIMIT_QUEUE(r->b), j = r->job;
 	int k = FW_LIMIT_RES(r->b);
+
+	if (r->reason != FW_REASON_OVER_QUOTA || q < 0 || q >= y->s->nqueues ||
+	    fw_job_request(&y->s->jobs[j]).v[k] > y->s->queues[q].limit.v[k])
+		return false;
+	return !fw__over_budget(y, y->ji[j].queue, NULL) && !(y->qleft && y->jneed[j] > 0);
+}
+
+static int quota_floor(struct est *e, int32_t i, const struct fw_pending *r)
+{
 	fw_time at;
 
 	e->floor[i] = 0;
-	if (r->reason != FW_REASON_OVER_QUOTA || q < 0 || q >= y->s->nqueues ||
-	    fw_job_request(&y->s->jobs[j]).v[k] > y->s->queues[q].limit.v[k])
+	if (!quota_answers(e->y, r) || (at = quota_at(e, r->job)) == FW_TIME_UNKNOWN)
 		return FW_OK;
-	if (fw__over_budget(y, y->ji[j].queue, NULL) || (y->qleft && y->jneed[j] > 0))
-		return FW_OK;
-	if ((at = quota_at(e, j)) == FW_TIME_UNKNOWN)
-		return FW_OK;
-	e->floor[i] = not_now(y->s, at);
-	return quota_hold(e, j, e->floor[i]);
+	e->floor[i] = not_now(e->y->s, at);
+	return quota_hold(e, r->job, e->floor[i]);
 }
 
 /* A waiting job r (at position i) that is not over quota but under a
@@ -1405,9 +1409,6 @@ static int limit_floor(struct est *e, int32_t i, const struct fw_pending *r)
 	int32_t j = r->job;
 	fw_time at;
 
-	if (e->nlimited >= QUOTA_LIMITED || !e->limited[y->ji[j].queue])
-		return FW_OK; /* past the first QUOTA_LIMITED, no job's queue is read */
-	e->nlimited++;
 	if ((at = quota_at(e, j)) == FW_TIME_UNKNOWN)
 		return FW_OK;
 	if (at > y->s->now)
@@ -1435,12 +1436,136 @@ static int32_t shape_at(struct est *e, int32_t i)
 	return id;
 }
 
-/* Step 1: reserved and over-quota jobs are answered at once; the rest
- * are interned by shape, in try order (y->jobs). */
+/* A job whose floor its queues' limits set (quota_floor, limit_floor),
+ * answered after the others (quota_pass): when its limits alone let it
+ * in, in seconds from now (g; quota_pass), its position in y->jobs. */
+struct qjob {
+	int64_t g;
+	int32_t i;
+};
+
+/* Sort v[0 .. n) by g (>= 0), position breaking ties: a stable radix
+ * sort (v is in position order), 8 bits a pass, as many passes as the
+ * largest key has bytes (three for up to 194 days); tmp has room for n.
+ * O(n) a pass. */
+static void qjob_sort(struct qjob *v, struct qjob *tmp, int32_t n)
+{
+	uint64_t any = 0;
+
+	for (int32_t i = 0; i < n; i++)
+		any |= (uint64_t)v[i].g;
+	for (int sh = 0; sh < 64 && any >> sh; sh += 8) {
+		int32_t at[257] = { 0 };
+		for (int32_t i = 0; i < n; i++)
+			at[((uint64_t)v[i].g >> sh & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			at[b + 1] += at[b];
+		for (int32_t i = 0; i < n; i++)
+			tmp[at[(uint64_t)v[i].g >> sh & 0xff]++] = v[i];
+		memcpy(v, tmp, (size_t)n * sizeof *v);
+	}
+}
+
+/* Is the job at position i one whose floor its limits set: over quota,
+ * or under a limit and among the first QUOTA_LIMITED such (in try
+ * order)?  Then it is queued in q for quota_pass. */
+static bool defer(struct est *e, struct qjob *q, int32_t *nq, int32_t i, bool quota, bool other)
+{
+	struct cyc *y = e->y;
+	int32_t j = y->jobs[i];
+
+	if (!quota && (!other || e->nlimited >= QUOTA_LIMITED || !e->limited[y->ji[j].queue]))
+		return false; /* past the first QUOTA_LIMITED, no job's queue is read */
+	if (!quota)
+		e->nlimited++;
+	q[(*nq)++] = (struct qjob){ 0, i };
+	return true;
+}
+
+/* Intern the job at position i by shape; tried: allocate tried it this
+ * cycle and capacity only shrank since, so the shape does not fit at
+ * now (unless the reclaim phase evicted: the victims' room that its
+ * preemptors did not take is new). */
+static int intern_at(struct est *e, int32_t i, bool tried)
+{
+	if ((e->shape[i] = shape_at(e, i)) < 0)
+		return FW_ENOMEM;
+	if (tried && !e->y->reclaimed)
+		e->tried_now[e->shape[i]] = true;
+	return FW_OK;
+}
+
+/* Was the job of pending reason r tried this cycle (allocate's label)? */
+static bool was_tried(const struct fw_pending *r)
+{
+	return r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE;
+}
+
+static bool is_quota(const struct fw_pending *r)
+{
+	return r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT;
+}
+
+/* Step 1c: the jobs whose floor their limits set (q[0 .. n), in
+ * position order), answered in the order their limits would let them
+ * in alone, try order breaking ties: under a limit allocate starts, in
+ * its order, whatever fits the room the limit leaves, so a job behind
+ * one that needs more room (or room that frees later) gets in first
+ * when room for it alone frees, and holds it (quota_hold) for the one
+ * ahead.  A job no limit ever lets in alone (quota_at unknown) holds
+ * nothing and is not asked again.  Then each is interned by shape in
+ * position order, as step 1 does. */
+static int quota_pass(struct est *e, struct qjob *q, int32_t n)
+{
+	struct cyc *y = e->y;
+	struct qjob *by = FW_ARENA_RAW(y->a, struct qjob, (size_t)n + 1);
+	struct qjob *tmp = FW_ARENA_RAW(y->a, struct qjob, (size_t)n + 1);
+	bool *never = FW_ARENA_NEW(y->a, bool, (size_t)n + 1);
+	int64_t last = 0;
+
+	if (!by || !tmp || !never)
+		return FW_ENOMEM;
+	for (int32_t k = 0; k < n; k++) { /* alone: no holder is laid in yet */
+		const struct fw_pending *r = &y->reason[y->jobs[q[k].i]];
+		fw_time t = !is_quota(r) || quota_answers(y, r) ? quota_at(e, r->job) : FW_TIME_UNKNOWN;
+		never[k] = t == FW_TIME_UNKNOWN;
+		by[k] = (struct qjob){ never[k] || t < y->s->now ? 0 : t - y->s->now, k };
+		last = by[k].g > last ? by[k].g : last;
+	}
+	for (int32_t k = 0; k < n; k++)
+		if (never[k])
+			by[k].g = last; /* anywhere: they hold nothing */
+	qjob_sort(by, tmp, n);
+	for (int32_t k = 0; k < n; k++) {
+		int32_t i = q[by[k].i].i;
+		const struct fw_pending *r = &y->reason[y->jobs[i]];
+		int rc = never[by[k].i] ? FW_OK : is_quota(r) ? quota_floor(e, i, r) : limit_floor(e, i, r);
+		if (rc != FW_OK)
+			return rc;
+	}
+	for (int32_t k = 0; k < n; k++) {
+		int32_t i = q[k].i, j = y->jobs[i];
+		struct fw_pending *r = &y->reason[j];
+		bool quota = is_quota(r);
+		if (quota && !e->floor[i])
+			quota_unknown(y, j, r);
+		else if (intern_at(e, i, !quota && was_tried(r)) != FW_OK)
+			return FW_ENOMEM;
+	}
+	return FW_OK;
+}
+
+/* Step 1: reserved jobs are answered at once; those whose floor a
+ * budget sets get it; those whose floor a limit sets are queued for
+ * quota_pass; the rest are interned by shape, in try order (y->jobs). */
 static int sort_out(struct est *e, int32_t n)
 {
 	struct cyc *y = e->y;
+	struct qjob *q = FW_ARENA_RAW(y->a, struct qjob, (size_t)n + 1);
+	int32_t nq = 0;
 
+	if (!q)
+		return FW_ENOMEM;
 	for (int32_t i = 0; i < n; i++) {
 		int32_t j = y->jobs[i];
 		struct fw_pending *r = &y->reason[j];
@@ -1465,37 +1590,25 @@ static int sort_out(struct est *e, int32_t n)
 		}
 		/* over a budget, tried or not: its queue starts nothing until
 		 * the usage falls below it (refill), if known */
-		bool quota = r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT;
+		bool quota = is_quota(r);
 		bool over = !quota && y->qbudget && fw__over_budget(y, y->ji[j].queue, w);
 		/* short of a budget's left: no sooner than its run fits it */
 		bool shrt = !quota && !over && y->qleft && fw__budget_short(y, j, w);
 		int rc = shrt && !e->seg ? short_build(e, n) : FW_OK;
 		if (rc != FW_OK)
 			return rc;
+		if (defer(e, q, &nq, i, quota, !over && !shrt))
+			continue;
 		if (shrt)
 			e->floor[i] = short_at(e, j);
 		else if (over)
 			e->floor[i] = e->refill ? e->refill[y->ji[j].queue] : FW_TIME_UNKNOWN;
-		else if (quota && (rc = quota_floor(e, i, r)) != FW_OK)
-			return rc;
-		else if (!quota && (rc = limit_floor(e, i, r)) != FW_OK)
-			return rc;
-		if (quota && !e->floor[i]) {
-			quota_unknown(y, j, r);
-		} else if ((over || shrt) && e->floor[i] == FW_TIME_UNKNOWN) {
+		if ((over || shrt) && e->floor[i] == FW_TIME_UNKNOWN)
 			set_unknown(r, w->reason, w->a, w->b);
-		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
+		else if (intern_at(e, i, !over && !shrt && was_tried(r)) != FW_OK)
 			return FW_ENOMEM;
-		} else if (!quota && !over && !shrt && r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
-			   !y->reclaimed) {
-			/* it was tried this cycle and capacity only shrank
-			 * since: the shape does not fit at now (unless the
-			 * reclaim phase evicted: the victims' room that its
-			 * preemptors did not take is new) */
-			e->tried_now[e->shape[i]] = true;
-		}
 	}
-	return FW_OK;
+	return nq > 0 ? quota_pass(e, q, nq) : FW_OK;
 }
 
 /* Did a one-group shape of sh's signature that asks no more CPU and

@@ -284,6 +284,42 @@ TEST(an_over_quota_job_is_expected_when_its_queue_frees_the_limit)
 	fw_snapshot_free(s);
 }
 
+/* Under a limit allocate starts, in its order, whatever fits the room
+ * the limit leaves: a smaller job behind a larger one gets in first
+ * when only part of the room frees, and the larger one then waits for
+ * it too.  Queue "capped" (limit 8) runs r4a until t=1000 and r4b until
+ * 3000, 4 GPUs each; b (8 GPUs) is first in order, s (4 GPUs, 5,000 s)
+ * behind it.  At 1000 only s fits: it runs until 6000, and b gets in
+ * then.  (Answered in try order, b held 3000..4000 and read 3000.) */
+TEST(a_smaller_job_under_a_limit_gets_in_first_and_holds_the_larger_back)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 4, 8, 1);
+	s->now = 100;
+	int ra = tb_job(s, "r4a", q, 1, 4, 1000, 0);
+	tb_run(s, ra, 1, &n0, 0x0f);
+	s->jobs[ra].expected_runtime = 1000;
+	int rb = tb_job(s, "r4b", q, 1, 4, 1000, 0);
+	tb_run(s, rb, 1, &n0, 0xf0);
+	s->jobs[rb].expected_runtime = 3000;
+	int b = tb_job(s, "b8", q, 1, 8, 1000, 10);
+	s->jobs[b].expected_runtime = 1000;
+	int sm = tb_job(s, "s4", q, 1, 4, 1000, 20);
+	s->jobs[sm].expected_runtime = 5000;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	const struct fw_pending *pb = fw_plan_pending_for(p, b), *ps = fw_plan_pending_for(p, sm);
+	ASSERT(pb != NULL && ps != NULL);
+	ASSERT_EQ(pb->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(ps->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(ps->expected_start, 1000);
+	ASSERT_EQ(pb->expected_start, 6000);
+	fw_snapshot_free(s);
+}
+
 /* The same under a parent's limit, where free GPUs elsewhere would let
  * the job in sooner: a running sibling's end frees the parent's limit at
  * t=5000, so the job waits until then though node n1 is idle now. */
@@ -6172,7 +6208,7 @@ TEST(estimates_ahead_never_change_decisions)
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
-	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, \
+	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, a_smaller_job_under_a_limit_gets_in_first_and_holds_the_larger_back, \
 	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, every_over_quota_job_gets_an_estimate, a_job_far_down_a_limit_gets_the_exact_room_before_a_later_holder, a_job_under_two_limits_waits_until_both_have_room, \
 	 jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
