@@ -1506,6 +1506,33 @@ static bool is_quota(const struct fw_pending *r)
 	return r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT;
 }
 
+/* A job's time alone (quota_at before any holder is laid in) depends
+ * only on its queue and its request: the last answer per hash of the
+ * two (QUOTA_ALONE slots, direct-mapped, the key compared whole) is
+ * reused, as most waiting jobs share their queue's few shapes. */
+#define QUOTA_ALONE 1024
+
+struct alone {
+	int32_t q;              /* -1: empty */
+	struct fw_res need;
+	fw_time t;
+};
+
+static fw_time quota_alone(struct est *e, struct alone *memo, int32_t j)
+{
+	const struct fw_job *job = &e->y->s->jobs[j];
+	struct fw_res need = fw_job_request(job);
+	uint64_t h = (uint64_t)(uint32_t)job->queue * 0x9e3779b97f4a7c15ull;
+
+	for (int k = 0; k < FW_RES_COUNT; k++)
+		h = (h ^ (uint64_t)need.v[k]) * 0xbf58476d1ce4e5b9ull;
+	struct alone *a = &memo[(h >> 32) % QUOTA_ALONE];
+	if (a->q == job->queue && !memcmp(&a->need, &need, sizeof need))
+		return a->t;
+	*a = (struct alone){ job->queue, need, quota_at(e, j) };
+	return a->t;
+}
+
 /* Step 1c: the jobs whose floor their limits set (q[0 .. n), in
  * position order), answered in the order their limits would let them
  * in alone, try order breaking ties: under a limit allocate starts, in
@@ -1521,13 +1548,16 @@ static int quota_pass(struct est *e, struct qjob *q, int32_t n)
 	struct qjob *by = FW_ARENA_RAW(y->a, struct qjob, (size_t)n + 1);
 	struct qjob *tmp = FW_ARENA_RAW(y->a, struct qjob, (size_t)n + 1);
 	bool *never = FW_ARENA_NEW(y->a, bool, (size_t)n + 1);
+	struct alone *memo = FW_ARENA_RAW(y->a, struct alone, QUOTA_ALONE);
 	int64_t last = 0;
 
-	if (!by || !tmp || !never)
+	if (!by || !tmp || !never || !memo)
 		return FW_ENOMEM;
+	for (int k = 0; k < QUOTA_ALONE; k++)
+		memo[k].q = -1;
 	for (int32_t k = 0; k < n; k++) { /* alone: no holder is laid in yet */
 		const struct fw_pending *r = &y->reason[y->jobs[q[k].i]];
-		fw_time t = !is_quota(r) || quota_answers(y, r) ? quota_at(e, r->job) : FW_TIME_UNKNOWN;
+		fw_time t = !is_quota(r) || quota_answers(y, r) ? quota_alone(e, memo, r->job) : FW_TIME_UNKNOWN;
 		never[k] = t == FW_TIME_UNKNOWN;
 		by[k] = (struct qjob){ never[k] || t < y->s->now ? 0 : t - y->s->now, k };
 		last = by[k].g > last ? by[k].g : last;
