@@ -1379,12 +1379,10 @@ static void quota_unknown(const struct cyc *y, int32_t j, struct fw_pending *r)
 		set_unknown(r, r->reason, r->a, r->b);
 }
 
-/* Over-quota job r's floor (at position i of y->jobs): when its queues'
- * limits let it in (quota_at), never now; it then holds its room for
- * the jobs behind it (quota_hold).  0 (unknown) for a GPU model's limit,
- * a limit it passes alone (QUEUE_LIMIT, quota_unknown) and under a
- * GPU-hour budget, whose own rules would have to count too: those
- * quota_answers does not. */
+/* Does quota_floor answer over-quota job r?  Not for a GPU model's
+ * limit, a limit it passes alone (QUEUE_LIMIT, quota_unknown) and under
+ * a GPU-hour budget, whose own rules would have to count too: its start
+ * reads unknown. */
 static bool quota_answers(const struct cyc *y, const struct fw_pending *r)
 {
 	int32_t q = FW_LIMIT_QUEUE(r->b), j = r->job;
@@ -1396,6 +1394,10 @@ static bool quota_answers(const struct cyc *y, const struct fw_pending *r)
 	return !fw__over_budget(y, y->ji[j].queue, NULL) && !(y->qleft && y->jneed[j] > 0);
 }
 
+/* Over-quota job r's floor (at position i of y->jobs): when its queues'
+ * limits let it in (quota_at), never now; it then holds its room for
+ * the jobs behind it (quota_hold).  0 (unknown) where quota_answers
+ * says no. */
 static int quota_floor(struct est *e, int32_t i, const struct fw_pending *r)
 {
 	fw_time at;
