@@ -284,6 +284,42 @@ TEST(an_over_quota_job_is_expected_when_its_queue_frees_the_limit)
 	fw_snapshot_free(s);
 }
 
+/* Under a limit allocate starts, in its order, whatever fits the room
+ * the limit leaves: a smaller job behind a larger one gets in first
+ * when only part of the room frees, and the larger one then waits for
+ * it too.  Queue "capped" (limit 8) runs r4a until t=1000 and r4b until
+ * 3000, 4 GPUs each; b (8 GPUs) is first in order, s (4 GPUs, 5,000 s)
+ * behind it.  At 1000 only s fits: it runs until 6000, and b gets in
+ * then.  (Answered in try order, b held 3000..4000 and read 3000.) */
+TEST(a_smaller_job_under_a_limit_gets_in_first_and_holds_the_larger_back)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 4, 8, 1);
+	s->now = 100;
+	int ra = tb_job(s, "r4a", q, 1, 4, 1000, 0);
+	tb_run(s, ra, 1, &n0, 0x0f);
+	s->jobs[ra].expected_runtime = 1000;
+	int rb = tb_job(s, "r4b", q, 1, 4, 1000, 0);
+	tb_run(s, rb, 1, &n0, 0xf0);
+	s->jobs[rb].expected_runtime = 3000;
+	int b = tb_job(s, "b8", q, 1, 8, 1000, 10);
+	s->jobs[b].expected_runtime = 1000;
+	int sm = tb_job(s, "s4", q, 1, 4, 1000, 20);
+	s->jobs[sm].expected_runtime = 5000;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	const struct fw_pending *pb = fw_plan_pending_for(p, b), *ps = fw_plan_pending_for(p, sm);
+	ASSERT(pb != NULL && ps != NULL);
+	ASSERT_EQ(pb->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(ps->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(ps->expected_start, 1000);
+	ASSERT_EQ(pb->expected_start, 6000);
+	fw_snapshot_free(s);
+}
+
 /* The same under a parent's limit, where free GPUs elsewhere would let
  * the job in sooner: a running sibling's end frees the parent's limit at
  * t=5000, so the job waits until then though node n1 is idle now. */
@@ -4385,6 +4421,39 @@ TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
 	fw_snapshot_free(s);
 }
 
+/* A gang held by its queue's limit (over quota) is expected when the
+ * limit lets it in and nodes have room, not when it starves: the limit,
+ * not the order, holds it, and once it lets the gang in the gang is
+ * tried in its turn (and reserved) as any blocked job.  Queue "capped"
+ * (limit 16) runs r8 on n0 until t=1000; gang g (2 x 8 GPUs) fits the
+ * limit only then, and n1 and n2 are idle: 1000, though it starves at
+ * 3600.  (Until 2026-12-07 it read 3600: on the ITP cluster06 replay at
+ * quota/limit 10/24 the 9+ GPU jobs' first estimates were 21.5 h late.) */
+TEST(a_gang_held_by_its_queues_limit_is_expected_when_the_limit_lets_it_in)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 8, 16, 1);
+	tb_queue(s, "open", -1, 8, -1, 1);
+	s->now = 100;
+	s->config.starve_after_s = 3600;
+	int r = tb_job(s, "r8", q, 1, 8, 1000, 0);
+	tb_run(s, r, 1, &n0, 0xff);
+	s->jobs[r].expected_runtime = 1000;
+	int g = tb_job(s, "g", q, 2, 8, 1000, 0);
+	s->jobs[g].expected_runtime = 500;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	const struct fw_pending *pg = fw_plan_pending_for(p, g);
+	ASSERT(pg != NULL);
+	ASSERT_EQ(pg->reason, FW_REASON_OVER_QUOTA);
+	ASSERT(reservation_of(p, g) == NULL);
+	ASSERT_EQ(pg->expected_start, 1000);
+	fw_snapshot_free(s);
+}
+
 /* Nodes n0..n<k-1> of 8 GPUs, each running a job of queue A (over its
  * share; B below it) on the GPUs of `mask` until ends[i]. */
 static struct fw_snapshot *busy_until(fw_time now, int k, const fw_time *ends, uint32_t mask)
@@ -6139,7 +6208,7 @@ TEST(estimates_ahead_never_change_decisions)
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
-	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, \
+	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, a_smaller_job_under_a_limit_gets_in_first_and_holds_the_larger_back, \
 	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, every_over_quota_job_gets_an_estimate, a_job_far_down_a_limit_gets_the_exact_room_before_a_later_holder, a_job_under_two_limits_waits_until_both_have_room, \
 	 jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
@@ -6171,7 +6240,8 @@ TEST(estimates_ahead_never_change_decisions)
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
 	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, no_waiting_job_is_expected_at_now, a_fractional_job_is_not_told_gang_no_fit, a_one_task_job_waits_for_busy_gpus_and_a_gang_for_its_fit, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
-	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
+	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_held_by_its_queues_limit_is_expected_when_the_limit_lets_it_in, \
+	a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
 	the_gang_queue_counts_free_task_slots_not_gpus, \
 	a_job_past_its_expected_end_is_expected_to_run_as_long_again, a_reserved_job_says_why_it_did_not_start_now, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
