@@ -1024,7 +1024,7 @@ int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *
 	if (!ok)
 		return FW_EDECLINED;
 	out->ntasks = t.ntasks;
-	out->tasks = FW_ARENA_NEW(c->arena, struct fw_task_alloc, t.ntasks);
+	out->tasks = FW_ARENA_RAW(c->arena, struct fw_task_alloc, t.ntasks); /* copied in full below */
 	if (!out->tasks) {
 		rollback(&t);
 		return FW_ENOMEM;
