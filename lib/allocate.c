@@ -619,7 +619,7 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
 	} else if ((whole > 0 && y->c.root_free_initial < whole) ||
-		   (j->ngroups == 1 && g0 > 0 && fw__domain_capacity(&root0, g0) < fw_job_min_tasks(j))) {
+		   (j->ngroups == 1 && g0 > 0 && !fw__domain_holds(&root0, g0, fw_job_min_tasks(j)))) {
 		/* whole GPUs only: a fractional task's share of a GPU may be
 		 * free where no whole one is (it reads on below) */
 		if (!explain_busy(y, j, g0, r)) {

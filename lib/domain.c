@@ -600,3 +600,20 @@ int64_t fw__domain_capacity(const struct fw__domain *d, int32_t g)
 			n += (int64_t)d->hist[k] * q;
 	return n;
 }
+
+bool fw__domain_holds(const struct fw__domain *d, int32_t g, int64_t want)
+{
+	int64_t n = 0;
+
+	if (g <= 0 || want <= 0)
+		return true;
+	/* the same buckets [q*g, (q+1)*g) as fw__domain_capacity, fullest
+	 * first: a domain with room answers after its top one or two */
+	for (int q = (FW__HIST - 1) / g, k = FW__HIST - 1; q > 0; q--) {
+		for (int lo = q * g; k >= lo; k--)
+			n += (int64_t)d->hist[k] * q;
+		if (n >= want)
+			return true;
+	}
+	return false;
+}

@@ -470,7 +470,7 @@ static bool hist_ok(const struct attempt *t, const struct fw__domain *d, bool al
 		if (grp->gpu_milli != 1000 || grp->gpus <= 0)
 			continue;
 		if (one ? d->free_whole < (int64_t)grp->gpus * grp->count
-			: fw__domain_capacity(d, grp->gpus) < grp->count)
+			: !fw__domain_holds(d, grp->gpus, grp->count))
 			return false;
 	}
 	return true;
@@ -1054,7 +1054,7 @@ bool fw__room_near(const struct fw__cstate *c, const struct fw_job *j, int32_t n
 		return false;
 	for (int g = 0; g < j->ngroups && rigid; g++) {
 		const struct fw_task_group *t = &j->groups[g];
-		if (t->gpus > 0 && t->gpu_milli == 1000 && fw__domain_capacity(&c->dom[d], t->gpus) < t->count)
+		if (t->gpus > 0 && t->gpu_milli == 1000 && !fw__domain_holds(&c->dom[d], t->gpus, t->count))
 			return false;
 	}
 	return true;

@@ -172,6 +172,29 @@ TEST(histogram_capacity_counts_whole_tasks)
 	ASSERT_EQ(fw__domain_capacity(&d, 6), 2);
 }
 
+/* fw__domain_holds stops summing early: it must answer as the full sum
+ * does for every want around the capacity, on random histograms. */
+TEST(domain_holds_agrees_with_the_capacity)
+{
+	uint32_t x = 12345;
+	struct fw__domain d;
+	int checks = 0;
+
+	for (int round = 0; round < 2000; round++) {
+		memset(&d, 0, sizeof d);
+		for (int k = 0; k < FW__HIST; k++)
+			d.hist[k] = rng(&x) % 4 ? 0 : (int32_t)(rng(&x) % 50);
+		for (int32_t g = -1; g <= FW__HIST; g++) {
+			int64_t cap = fw__domain_capacity(&d, g);
+			int64_t base = cap == INT64_MAX ? 1000 : cap;
+			for (int64_t want = base - 2; want <= base + 2; want++, checks++)
+				ASSERT_EQ(fw__domain_holds(&d, g, want), cap >= want);
+			ASSERT_EQ(fw__domain_holds(&d, g, 0), true);
+		}
+	}
+	ASSERT(checks > 100000);
+}
+
 /* The tainted-node lists (place.c's "lemons first" for small jobs): each
  * usable suspect or lemon node is in exactly the list of its whole free
  * GPUs, the lists are sane (prev/next agree, no cycle) and the counts
@@ -717,7 +740,7 @@ TEST(groups_apart_agrees_with_a_scan_of_the_domains)
 }
 
 TEST_MAIN(index_matches_a_naive_scan_under_random_changes, domains_are_contiguous_ranges_of_the_topology_order,
-	  histogram_capacity_counts_whole_tasks, tainted_lists_stay_consistent_and_clones_own_theirs,
+	  histogram_capacity_counts_whole_tasks, domain_holds_agrees_with_the_capacity, tainted_lists_stay_consistent_and_clones_own_theirs,
 	  one_task_fit_agrees_with_the_search, a_step_that_lets_a_gang_fit_is_never_skipped,
 	  incremental_clones_equal_the_cycle_state,
 	  filter_index_follows_the_nodes_and_clones_own_theirs, groups_apart_agrees_with_a_scan_of_the_domains)
