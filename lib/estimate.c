@@ -2564,8 +2564,9 @@ static int profile_build(struct cyc *y, struct profile *pr, int32_t room, int32_
 	return FW_OK;
 }
 
-/* The last breakpoint at or before t (t >= T[0]), by bisection: T rises
- * strictly, and a big cycle's profile has thousands of breakpoints. */
+/* The last breakpoint at or before t (0 when t is before T[0]), by
+ * bisection: T rises strictly, and a big cycle's profile has thousands
+ * of breakpoints. */
 static int32_t profile_at(const struct profile *pr, fw_time t)
 {
 	int32_t lo = 0, hi = pr->n - 1;
@@ -2608,7 +2609,9 @@ static void profile_add(struct profile *pr, fw_time t, fw_time dur, int64_t d)
 /* The earliest t >= lo with need slots free over [t, t + dur); -1: none. */
 static fw_time profile_fit(const struct profile *pr, fw_time lo, int64_t need, fw_time dur)
 {
-	for (int32_t b = 0; b < pr->n; b++) {
+	/* a window from lo starts in lo's breakpoint: the earlier ones, each
+	 * followed by one at or before lo, would all be passed over */
+	for (int32_t b = profile_at(pr, lo); b < pr->n; b++) {
 		fw_time t = pr->T[b] > lo ? pr->T[b] : lo;
 		if (b + 1 < pr->n && pr->T[b + 1] <= t)
 			continue;
