@@ -195,6 +195,8 @@ static int build_domains(struct fw__cstate *c)
 	c->dom = FW_ARENA_RAW(c->arena, struct fw__domain, c->ndom); /* each written when fresh */
 	if (!c->dom)
 		return FW_ENOMEM;
+	/* the root, empty, for a snapshot with no nodes (else node 0 opens it) */
+	c->dom[0] = (struct fw__domain){ .level = 0, .parent = -1, .prev = -1, .next = -1 };
 	for (int32_t i = 0; i < nn; i++) {
 		for (int dl = 0; dl < c->ndl; dl++) {
 			bool fresh = dl == 0 ? i == 0 : dl == L + 1 ? true : diff[i] <= dl - 1;
@@ -458,8 +460,8 @@ int fw__cstate_build_ended(struct fw__cstate *c, const struct fw_snapshot *s, st
 	c->filter_id = NULL;
 	/* Per-node arrays are raw: the phases below write every node's entry,
 	 * and zeroing them first was a share of every cycle's cost
-	 * (docs/performance.md).  The spare record past the last node is
-	 * zeroed, as a clone's is (reserve.c). */
+	 * (docs/performance.md).  The spare entries past the last node read
+	 * as they did when zeroed (a clone's spare node is too, reserve.c). */
 	c->nodes = FW_ARENA_RAW(a, struct fw__node, s->nnodes + 1);
 	c->order = FW_ARENA_RAW(a, int32_t, s->nnodes + 1);
 	tmp = FW_ARENA_RAW(a, int32_t, s->nnodes + 1);
@@ -470,6 +472,7 @@ int fw__cstate_build_ended(struct fw__cstate *c, const struct fw_snapshot *s, st
 	if (!c->nodes || !c->order || !tmp || !c->lvl || !c->resv_until || !c->resv_end || !c->resv_job)
 		return FW_ENOMEM;
 	memset(&c->nodes[s->nnodes], 0, sizeof c->nodes[0]);
+	c->order[s->nnodes] = 0;
 	for (int32_t i = 0; i <= s->nnodes; i++) {
 		c->resv_until[i] = FW__NEVER;
 		c->resv_end[i] = 0;
