@@ -438,6 +438,17 @@ static int build_tainted(struct fw__cstate *c)
 	return FW_OK;
 }
 
+/* The entries past the last node of the raw per-node arrays, as they
+ * read when the arrays were zeroed (a clone's spare node is too,
+ * reserve.c). */
+static void zero_spares(struct fw__cstate *c)
+{
+	memset(&c->nodes[c->nn], 0, sizeof c->nodes[0]);
+	c->order[c->nn] = 0;
+	c->resv_until[c->nn] = c->resv_end[c->nn] = 0;
+	c->resv_job[c->nn] = 0;
+}
+
 int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s, struct fw_arena *a)
 {
 	return fw__cstate_build_ended(c, s, a, NULL);
@@ -460,8 +471,7 @@ int fw__cstate_build_ended(struct fw__cstate *c, const struct fw_snapshot *s, st
 	c->filter_id = NULL;
 	/* Per-node arrays are raw: the phases below write every node's entry,
 	 * and zeroing them first was a share of every cycle's cost
-	 * (docs/performance.md).  The spare entries past the last node read
-	 * as they did when zeroed (a clone's spare node is too, reserve.c). */
+	 * (docs/performance.md); zero_spares clears the entries past the end. */
 	c->nodes = FW_ARENA_RAW(a, struct fw__node, s->nnodes + 1);
 	c->order = FW_ARENA_RAW(a, int32_t, s->nnodes + 1);
 	tmp = FW_ARENA_RAW(a, int32_t, s->nnodes + 1);
@@ -471,9 +481,8 @@ int fw__cstate_build_ended(struct fw__cstate *c, const struct fw_snapshot *s, st
 	c->resv_job = FW_ARENA_RAW(a, int32_t, s->nnodes + 1);
 	if (!c->nodes || !c->order || !tmp || !c->lvl || !c->resv_until || !c->resv_end || !c->resv_job)
 		return FW_ENOMEM;
-	memset(&c->nodes[s->nnodes], 0, sizeof c->nodes[0]);
-	c->order[s->nnodes] = 0;
-	for (int32_t i = 0; i <= s->nnodes; i++) {
+	zero_spares(c);
+	for (int32_t i = 0; i < s->nnodes; i++) {
 		c->resv_until[i] = FW__NEVER;
 		c->resv_end[i] = 0;
 		c->resv_job[i] = -1;
