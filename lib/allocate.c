@@ -302,6 +302,40 @@ static int memo_init(struct cyc *y, struct memo *m)
 
 /* ---- one job --------------------------------------------------------- */
 
+static bool has_limit(const struct fw_queue *q)
+{
+	for (int k = 0; k < FW_RES_COUNT; k++)
+		if (q->limit.v[k] != FW_UNLIMITED)
+			return true;
+	return false;
+}
+
+/* y->qlimited, once per cycle: every job tried asks each queue on its way
+ * up for its limits, and most queues have none (reading each queue's
+ * record for every job tried was 4 M instructions of the bench's cycle). */
+static int limited_queues(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+
+	if (!(y->qlimited = FW_ARENA_RAW(y->a, int32_t, (size_t)s->nqueues + 1)))
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		int32_t u = q;
+		while (u >= 0 && !has_limit(&s->queues[u]))
+			u = s->queues[u].parent;
+		y->qlimited[q] = u;
+	}
+	return FW_OK;
+}
+
+/* The next limited queue above limited queue q, -1 = none. */
+static int32_t next_limited(const struct cyc *y, int32_t q)
+{
+	int32_t p = y->s->queues[q].parent;
+
+	return p >= 0 ? y->qlimited[p] : -1;
+}
+
 /* The first queue on q's way up (leaf first) whose limit on some
  * resource req passes with what the queue holds (alone: only one that
  * req itself is more than; the job never starts while it holds).  r gets
@@ -309,7 +343,7 @@ static int memo_init(struct cyc *y, struct memo *m)
  * (FW_LIMIT_ARG, plan.h). */
 static bool limit_hit(struct cyc *y, int32_t q, struct fw_res req, bool alone, struct fw_pending *r)
 {
-	for (; q >= 0; q = y->s->queues[q].parent) {
+	for (q = y->qlimited[q]; q >= 0; q = next_limited(y, q)) {
 		const struct fw_queue *qq = &y->s->queues[q];
 		for (int k = 0; k < FW_RES_COUNT; k++) {
 			if (qq->limit.v[k] == FW_UNLIMITED)
@@ -619,7 +653,7 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
 	} else if ((whole > 0 && y->c.root_free_initial < whole) ||
-		   (j->ngroups == 1 && g0 > 0 && fw__domain_capacity(&root0, g0) < fw_job_min_tasks(j))) {
+		   (j->ngroups == 1 && g0 > 0 && !fw__domain_holds(&root0, g0, fw_job_min_tasks(j)))) {
 		/* whole GPUs only: a fractional task's share of a GPU may be
 		 * free where no whole one is (it reads on below) */
 		if (!explain_busy(y, j, g0, r)) {
@@ -1073,7 +1107,10 @@ int fw__drain_restart(struct cyc *y)
 int fw__phase_allocate(struct cyc *y)
 {
 	struct memo *memo = y->memo;
-	int rc = fw__drain_restart(y);
+	int rc = limited_queues(y);
+
+	if (rc == FW_OK)
+		rc = fw__drain_restart(y);
 
 	if (rc == FW_OK)
 		rc = memo_init(y, memo);

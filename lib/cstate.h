@@ -314,6 +314,9 @@ int32_t fw__domain_first(const struct fw__cstate *c, int32_t dl, int32_t need, b
 int32_t fw__domain_next(const struct fw__cstate *c, int32_t d, bool spread);
 /* Tasks of g whole GPUs the domain can hold (histogram bound). */
 int64_t fw__domain_capacity(const struct fw__domain *d, int32_t g);
+/* fw__domain_capacity(d, g) >= want, without the whole sum when the
+ * fullest buckets already hold want (placement asks it of each domain). */
+bool fw__domain_holds(const struct fw__domain *d, int32_t g, int64_t want);
 int32_t fw__model_id(const struct fw__cstate *c, const char *name);
 /* Recompute whole_free of node n from its used[] and the bad-GPU mask. */
 int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n);

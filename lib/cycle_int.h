@@ -183,6 +183,9 @@ struct cyc {
 	/* account */
 	struct fw_res *demand;      /* per queue: own jobs' requests */
 	struct fw_res *alloc;       /* per queue: subtree allocation, live */
+	int32_t *qlimited;          /* per queue: itself or the nearest queue
+				     * above it with a limit on some resource,
+				     * -1 = none (allocate.c limit_hit) */
 	struct fw_share *share;     /* per queue */
 	/* order */
 	int32_t *jobs;              /* pending jobs grouped by leaf */

@@ -35,9 +35,10 @@ static int build_models(struct fw__cstate *c)
 {
 	const struct fw_snapshot *s = c->s;
 
-	c->models = fw_arena_calloc(c->arena, (size_t)s->nnodes + 1, FW_NAME_MAX);
-	c->model_free_initial = FW_ARENA_NEW(c->arena, int64_t, s->nnodes + 1);
-	if (!c->models || !c->model_free_initial)
+	/* sized for a model per node, but only the nmodels written are read,
+	 * so not zeroed (64 bytes a node, each cycle) */
+	c->models = fw_arena_alloc_raw(c->arena, ((size_t)s->nnodes + 1) * FW_NAME_MAX);
+	if (!c->models)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		const struct fw_node *n = &s->nodes[i];
@@ -48,8 +49,9 @@ static int build_models(struct fw__cstate *c)
 		}
 		c->nodes[i].model = m;
 	}
+	c->model_free_initial = FW_ARENA_NEW(c->arena, int64_t, (size_t)c->nmodels + 1);
 	c->model_hist = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nmodels * FW__HIST + 1);
-	return c->model_hist ? FW_OK : FW_ENOMEM;
+	return c->model_free_initial && c->model_hist ? FW_OK : FW_ENOMEM;
 }
 
 int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n)
@@ -92,6 +94,7 @@ static void apply_running(struct fw__cstate *c)
 	const struct fw_snapshot *s = c->s;
 
 	for (int32_t i = 0; i < s->nnodes; i++) {
+		memset(c->nodes[i].used, 0, sizeof c->nodes[i].used);
 		c->nodes[i].cpu_free = s->nodes[i].cpu_milli;
 		c->nodes[i].mem_free = s->nodes[i].mem_mib;
 		c->nodes[i].usable = s->nodes[i].schedulable && s->nodes[i].health != FW_HEALTH_UNHEALTHY &&
@@ -172,7 +175,7 @@ static int build_domains(struct fw__cstate *c)
 	int32_t L = c->s->topology.nlevels, nn = c->nn;
 	int32_t count[FW_MAX_LEVELS + 2] = { 0 }, base[FW_MAX_LEVELS + 2];
 	int32_t cur[FW_MAX_LEVELS + 2];
-	int8_t *diff = FW_ARENA_NEW(c->arena, int8_t, nn + 1);
+	int8_t *diff = FW_ARENA_RAW(c->arena, int8_t, nn + 1); /* path_diffs writes each */
 
 	if (!diff)
 		return FW_ENOMEM;
@@ -189,18 +192,18 @@ static int build_domains(struct fw__cstate *c)
 		c->ndom += count[dl];
 		cur[dl] = base[dl] - 1;
 	}
-	c->dom = FW_ARENA_NEW(c->arena, struct fw__domain, c->ndom);
+	c->dom = FW_ARENA_RAW(c->arena, struct fw__domain, c->ndom); /* each written when fresh */
 	if (!c->dom)
 		return FW_ENOMEM;
+	/* the root, empty, for a snapshot with no nodes (else node 0 opens it) */
+	c->dom[0] = (struct fw__domain){ .level = 0, .parent = -1, .prev = -1, .next = -1 };
 	for (int32_t i = 0; i < nn; i++) {
 		for (int dl = 0; dl < c->ndl; dl++) {
 			bool fresh = dl == 0 ? i == 0 : dl == L + 1 ? true : diff[i] <= dl - 1;
-			if (fresh) {
-				struct fw__domain *d = &c->dom[++cur[dl]];
-				d->level = dl;
-				d->parent = dl ? cur[dl - 1] : -1;
-				d->first = i;
-			}
+			if (fresh) /* sums and histogram from zero; links set by build_index */
+				c->dom[++cur[dl]] = (struct fw__domain){
+					.level = dl, .parent = dl ? cur[dl - 1] : -1, .first = i, .prev = -1, .next = -1
+				};
 			c->dom[cur[dl]].last = i + 1;
 		}
 		c->nodes[c->order[i]].dom = cur[L + 1];
@@ -435,6 +438,17 @@ static int build_tainted(struct fw__cstate *c)
 	return FW_OK;
 }
 
+/* The entries past the last node of the raw per-node arrays, as they
+ * read when the arrays were zeroed (a clone's spare node is too,
+ * reserve.c). */
+static void zero_spares(struct fw__cstate *c)
+{
+	memset(&c->nodes[c->nn], 0, sizeof c->nodes[0]);
+	c->order[c->nn] = 0;
+	c->resv_until[c->nn] = c->resv_end[c->nn] = 0;
+	c->resv_job[c->nn] = 0;
+}
+
 int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s, struct fw_arena *a)
 {
 	return fw__cstate_build_ended(c, s, a, NULL);
@@ -455,15 +469,19 @@ int fw__cstate_build_ended(struct fw__cstate *c, const struct fw_snapshot *s, st
 	c->gsig_apart = NULL;
 	c->ssig = NULL; /* no slices until fw__slice_build */
 	c->filter_id = NULL;
-	c->nodes = FW_ARENA_NEW(a, struct fw__node, s->nnodes + 1);
-	c->order = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
-	tmp = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
+	/* Per-node arrays are raw: the phases below write every node's entry,
+	 * and zeroing them first was a share of every cycle's cost
+	 * (docs/performance.md); zero_spares clears the entries past the end. */
+	c->nodes = FW_ARENA_RAW(a, struct fw__node, s->nnodes + 1);
+	c->order = FW_ARENA_RAW(a, int32_t, s->nnodes + 1);
+	tmp = FW_ARENA_RAW(a, int32_t, s->nnodes + 1);
 	c->lvl = FW_ARENA_NEW(a, struct fw__level_index, FW_MAX_LEVELS + 2);
-	c->resv_until = FW_ARENA_NEW(a, fw_time, s->nnodes + 1);
-	c->resv_end = FW_ARENA_NEW(a, fw_time, s->nnodes + 1);
-	c->resv_job = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
+	c->resv_until = FW_ARENA_RAW(a, fw_time, s->nnodes + 1);
+	c->resv_end = FW_ARENA_RAW(a, fw_time, s->nnodes + 1);
+	c->resv_job = FW_ARENA_RAW(a, int32_t, s->nnodes + 1);
 	if (!c->nodes || !c->order || !tmp || !c->lvl || !c->resv_until || !c->resv_end || !c->resv_job)
 		return FW_ENOMEM;
+	zero_spares(c);
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		c->resv_until[i] = FW__NEVER;
 		c->resv_end[i] = 0;
@@ -593,4 +611,21 @@ int64_t fw__domain_capacity(const struct fw__domain *d, int32_t g)
 		for (int end = k + g < FW__HIST ? k + g : FW__HIST; k < end; k++)
 			n += (int64_t)d->hist[k] * q;
 	return n;
+}
+
+bool fw__domain_holds(const struct fw__domain *d, int32_t g, int64_t want)
+{
+	int64_t n = 0;
+
+	if (g <= 0 || want <= 0)
+		return true;
+	/* the same buckets [q*g, (q+1)*g) as fw__domain_capacity, fullest
+	 * first: a domain with room answers after its top one or two */
+	for (int q = (FW__HIST - 1) / g, k = FW__HIST - 1; q > 0; q--) {
+		for (int lo = q * g; k >= lo; k--)
+			n += (int64_t)d->hist[k] * q;
+		if (n >= want)
+			return true;
+	}
+	return false;
 }

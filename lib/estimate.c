@@ -2721,13 +2721,28 @@ static int profile_build(struct cyc *y, struct profile *pr, int32_t room, int32_
 	return FW_OK;
 }
 
+/* The last breakpoint at or before t (0 when t is before T[0]), by
+ * bisection: T rises strictly, and a big cycle's profile has thousands
+ * of breakpoints. */
+static int32_t profile_at(const struct profile *pr, fw_time t)
+{
+	int32_t lo = 0, hi = pr->n - 1;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo + 1) / 2;
+		if (pr->T[mid] <= t)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /* Make T[b] == t a breakpoint (t >= T[0]); its index. */
 static int32_t profile_split(struct profile *pr, fw_time t)
 {
-	int32_t b = pr->n - 1;
+	int32_t b = profile_at(pr, t);
 
-	while (pr->T[b] > t)
-		b--;
 	if (pr->T[b] == t)
 		return b;
 	memmove(pr->T + b + 2, pr->T + b + 1, (size_t)(pr->n - b - 1) * sizeof *pr->T);
@@ -2751,7 +2766,9 @@ static void profile_add(struct profile *pr, fw_time t, fw_time dur, int64_t d)
 /* The earliest t >= lo with need slots free over [t, t + dur); -1: none. */
 static fw_time profile_fit(const struct profile *pr, fw_time lo, int64_t need, fw_time dur)
 {
-	for (int32_t b = 0; b < pr->n; b++) {
+	/* a window from lo starts in lo's breakpoint: the earlier ones, each
+	 * followed by one at or before lo, would all be passed over */
+	for (int32_t b = profile_at(pr, lo); b < pr->n; b++) {
 		fw_time t = pr->T[b] > lo ? pr->T[b] : lo;
 		if (b + 1 < pr->n && pr->T[b + 1] <= t)
 			continue;

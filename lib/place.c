@@ -470,7 +470,7 @@ static bool hist_ok(const struct attempt *t, const struct fw__domain *d, bool al
 		if (grp->gpu_milli != 1000 || grp->gpus <= 0)
 			continue;
 		if (one ? d->free_whole < (int64_t)grp->gpus * grp->count
-			: fw__domain_capacity(d, grp->gpus) < grp->count)
+			: !fw__domain_holds(d, grp->gpus, grp->count))
 			return false;
 	}
 	return true;
@@ -1024,7 +1024,7 @@ int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *
 	if (!ok)
 		return FW_EDECLINED;
 	out->ntasks = t.ntasks;
-	out->tasks = FW_ARENA_NEW(c->arena, struct fw_task_alloc, t.ntasks);
+	out->tasks = FW_ARENA_RAW(c->arena, struct fw_task_alloc, t.ntasks); /* copied in full below */
 	if (!out->tasks) {
 		rollback(&t);
 		return FW_ENOMEM;
@@ -1054,7 +1054,7 @@ bool fw__room_near(const struct fw__cstate *c, const struct fw_job *j, int32_t n
 		return false;
 	for (int g = 0; g < j->ngroups && rigid; g++) {
 		const struct fw_task_group *t = &j->groups[g];
-		if (t->gpus > 0 && t->gpu_milli == 1000 && fw__domain_capacity(&c->dom[d], t->gpus) < t->count)
+		if (t->gpus > 0 && t->gpu_milli == 1000 && !fw__domain_holds(&c->dom[d], t->gpus, t->count))
 			return false;
 	}
 	return true;

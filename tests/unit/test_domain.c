@@ -159,6 +159,36 @@ TEST(domains_are_contiguous_ranges_of_the_topology_order)
 	fw_snapshot_free(s);
 }
 
+/* The build allocates its domains raw (each written when a node opens
+ * it): with no nodes the root must still be a clean, empty domain, even
+ * in an arena whose reused memory holds garbage. */
+TEST(an_empty_snapshot_has_a_clean_root_in_a_dirty_arena)
+{
+	uint32_t x = 7;
+	struct fw_snapshot *s = random_cluster(&x, 0);
+	struct fw_arena a;
+	struct fw__cstate c;
+	fw_arena_init(&a, 0);
+	void *junk = fw_arena_alloc_raw(&a, 256 * 1024);
+	ASSERT(junk != NULL);
+	memset(junk, 0x5a, 256 * 1024);
+	fw_arena_reset(&a);
+	memset(&c, 0, sizeof c);
+	ASSERT_OK(fw__cstate_build(&c, s, &a));
+	ASSERT_EQ(c.ndom, 1);
+	ASSERT_EQ(c.dom[0].level, 0);
+	ASSERT_EQ(c.dom[0].parent, -1);
+	ASSERT_EQ(c.dom[0].free_whole, 0);
+	ASSERT_EQ(c.dom[0].cap_whole, 0);
+	for (int k = 0; k < FW__HIST; k++)
+		ASSERT_EQ(c.dom[0].hist[k], 0);
+	ASSERT_EQ(fw__domain_first(&c, 0, 1, false), -1);
+	ASSERT_EQ(fw__domain_first(&c, 0, 0, false), 0);
+	ASSERT_EQ(fw__domain_next(&c, 0, false), -1);
+	fw_arena_release(&a);
+	fw_snapshot_free(s);
+}
+
 TEST(histogram_capacity_counts_whole_tasks)
 {
 	struct fw__domain d;
@@ -170,6 +200,29 @@ TEST(histogram_capacity_counts_whole_tasks)
 	ASSERT_EQ(fw__domain_capacity(&d, 4), 5);
 	ASSERT_EQ(fw__domain_capacity(&d, 1), 24);
 	ASSERT_EQ(fw__domain_capacity(&d, 6), 2);
+}
+
+/* fw__domain_holds stops summing early: it must answer as the full sum
+ * does for every want around the capacity, on random histograms. */
+TEST(domain_holds_agrees_with_the_capacity)
+{
+	uint32_t x = 12345;
+	struct fw__domain d;
+	int checks = 0;
+
+	for (int round = 0; round < 2000; round++) {
+		memset(&d, 0, sizeof d);
+		for (int k = 0; k < FW__HIST; k++)
+			d.hist[k] = rng(&x) % 4 ? 0 : (int32_t)(rng(&x) % 50);
+		for (int32_t g = -1; g <= FW__HIST; g++) {
+			int64_t cap = fw__domain_capacity(&d, g);
+			int64_t base = cap == INT64_MAX ? 1000 : cap;
+			for (int64_t want = base - 2; want <= base + 2; want++, checks++)
+				ASSERT_EQ(fw__domain_holds(&d, g, want), cap >= want);
+			ASSERT_EQ(fw__domain_holds(&d, g, 0), true);
+		}
+	}
+	ASSERT(checks > 100000);
 }
 
 /* The tainted-node lists (place.c's "lemons first" for small jobs): each
@@ -717,7 +770,7 @@ TEST(groups_apart_agrees_with_a_scan_of_the_domains)
 }
 
 TEST_MAIN(index_matches_a_naive_scan_under_random_changes, domains_are_contiguous_ranges_of_the_topology_order,
-	  histogram_capacity_counts_whole_tasks, tainted_lists_stay_consistent_and_clones_own_theirs,
+	  an_empty_snapshot_has_a_clean_root_in_a_dirty_arena, histogram_capacity_counts_whole_tasks, domain_holds_agrees_with_the_capacity, tainted_lists_stay_consistent_and_clones_own_theirs,
 	  one_task_fit_agrees_with_the_search, a_step_that_lets_a_gang_fit_is_never_skipped,
 	  incremental_clones_equal_the_cycle_state,
 	  filter_index_follows_the_nodes_and_clones_own_theirs, groups_apart_agrees_with_a_scan_of_the_domains)
