@@ -2801,6 +2801,23 @@ static unsigned variant_key_bit(const char *kv)
 	return 0u;
 }
 
+/* An unknown variant key: the exit status 2, naming the near key, if
+ * one is ("reserve-dept" is reserve-depth), and every key. */
+static int unknown_setting(const char *kv)
+{
+	enum { N = sizeof variant_keys / sizeof *variant_keys };
+	const char *keys[N + 1];
+	char hint[96];
+
+	for (size_t i = 0; i < N; i++)
+		keys[i] = variant_keys[i];
+	keys[N] = NULL;
+	return usage_error("--policies: unknown setting '%s'%s; the settings are starve-after, backfill, "
+			   "reserve-depth, xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, "
+			   "max-runtime, gpu-hour-budget, budget-safe, estimate-depth (docs/sim.md, \"Variants\")",
+			   kv, fw_cli_hint(kv, keys, hint, sizeof hint));
+}
+
 /* The settings in seconds: 0 or the exit status 2. */
 static int variant_seconds(struct variant *w, unsigned bit, const char *v)
 {
@@ -2900,9 +2917,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		return variant_switch(w, bit, v);
 	if (bit)
 		return variant_other(w, bit, v);
-	return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-			   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime, "
-			   "gpu-hour-budget, budget-safe, estimate-depth)", kv);
+	return unknown_setting(kv);
 }
 
 /* Cut s at the next sep (in place); the rest, or NULL at the end.  Unlike
@@ -4328,6 +4343,25 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 	return rc == FW_OK ? 0 : 1;
 }
 
+/* rc, and when it is a file that could not be opened or read (no line in
+ * it named), the flag that named the file, so the fix is plain: "...: No
+ * such file or directory; check the path given to --fleet". */
+static int open_hint(int rc, const char *flag, struct fw_diag *d)
+{
+	static const char *const generic[] = { "; check the path and permissions", "; check the file" };
+	char *cut;
+	size_t n;
+
+	if ((rc != FW_EIO && rc != FW_ENOENT) || !d || d->line != 0)
+		return rc;
+	for (size_t i = 0; i < sizeof generic / sizeof *generic; i++) /* the loader's own advice: ours is exact */
+		if ((cut = strstr(d->msg, generic[i])) && !cut[strlen(generic[i])])
+			*cut = '\0';
+	n = strlen(d->msg);
+	snprintf(d->msg + n, sizeof d->msg - n, "; check the path given to %s", flag);
+	return rc;
+}
+
 /* The fleet of --nodes/--racks/--blocks, --fleet, --fleet-openb or
  * --nodes-from-topo, with --topo applied; o.nodes x o.gpus_per_node then
  * hold its size (uniform) or its GPUs as 1-GPU units (for capacity). */
@@ -4340,13 +4374,13 @@ static int build_fleet(struct cli *c, struct fw_diag *d)
 
 	memset(&topo, 0, sizeof topo);
 	if (c->topo && (rc = fw_topo_read(c->topo, &topo, d)) != FW_OK)
-		return rc;
+		return open_hint(rc, "--topo", d);
 	if (c->config)
-		rc = fw_fleet_load_config(c->config, &c->fleetsnap, &c->config_jobs, d);
+		rc = open_hint(fw_fleet_load_config(c->config, &c->fleetsnap, &c->config_jobs, d), "--config", d);
 	else if (c->fleet)
-		rc = fw_fleet_load_yaml(c->fleet, &c->fleetsnap, d);
+		rc = open_hint(fw_fleet_load_yaml(c->fleet, &c->fleetsnap, d), "--fleet", d);
 	else if (c->fleet_openb)
-		rc = fw_fleet_from_openb(c->fleet_openb, &c->fleetsnap, d);
+		rc = open_hint(fw_fleet_from_openb(c->fleet_openb, &c->fleetsnap, d), "--fleet-openb", d);
 	else if (c->nodes_from_topo)
 		rc = fw_fleet_from_topo(&topo, c->nodes_from_topo, &c->fleetsnap, d);
 	else

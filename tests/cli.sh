@@ -1488,6 +1488,13 @@ expect "sim-run-config-and-a-queue-variant" 2 \
 	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fairway:gpu-hour-budget=5
 expect "sim-run-config-missing-file" 1 "none.yaml: cannot open the config: No such file or directory; check the path" \
 	"$FW" sim run --config "$SC/none.yaml" --trace "$CT" --format fairway
+# a fleet input that cannot be opened names the flag that gave it (the fix is there)
+expect "sim-run-fleet-missing-file" 1 "none.yaml: cannot open the config: No such file or directory; check the path given to --fleet" \
+	"$FW" sim run --trace synthetic --fleet "$SC/none.yaml"
+expect "sim-run-fleet-openb-missing-file" 1 "none.csv: cannot open: No such file or directory; check the path given to --fleet-openb" \
+	"$FW" sim run --trace synthetic --fleet-openb "$SC/none.csv"
+expect "sim-run-topo-missing-file" 1 "none.csv: cannot open: No such file or directory; check the path given to --topo" \
+	"$FW" sim run --trace synthetic --topo "$SC/none.csv" --nodes-from-topo 8
 expect "sim-run-config-is-an-input" 2 "--json $CF is the --config input" \
 	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --json "$CF"
 # the platform team's path: sacct -> sacct2fairway -> a replay on the site's
@@ -1999,8 +2006,11 @@ PY
 then ok "sim-run-policy-variants"; else bad "sim-run-policy-variants"; fi
 grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservative$" "$SV/var.out" &&
 	ok "sim-run-policy-variants-compared" || bad "sim-run-policy-variants-compared: $(grep summary "$SV/var.out")"
-expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill, reserve-depth, " \
+expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth'; the settings are starve-after, backfill, reserve-depth, " \
 	"$FW" sim run --trace x --policies fairway:depth=4
+# a misspelt variant key names the near one, as a misspelt flag does
+expect "sim-run-variant-unknown-setting-near" 2 "unknown setting 'reserve-dept' (did you mean 'reserve-depth'?); the settings are" \
+	"$FW" sim run --trace x --policies fairway:reserve-dept=4
 expect "sim-run-variant-bad-value" 2 "starve-after=1x: seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds from 0 (off)" \
 	"$FW" sim run --trace x --policies fairway:starve-after=1x
 # a time setting takes a duration as its flag does (--starve-after 1h)
@@ -2986,6 +2996,9 @@ rm -f "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 # a usage error says what is wrong before the usage, and the output appears
 # whole or not at all: a failed conversion keeps an earlier OUT, creates none
 ST=$(mktemp -d)
+# a misspelt flag names the near one (--no-gpu-models is --no-gpu-model)
+expect "trace-sacct-unknown-option-near" 2 "unknown option '--no-gpu-models' (did you mean '--no-gpu-model'?)" \
+	"$FW" trace sacct2fairway --no-gpu-models tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 expect "trace-sacct-unknown-option-named" 2 "fairway trace sacct2fairway: error: unknown option '--bogus'" \
 	"$FW" trace sacct2fairway --bogus tests/data/sacct_sample.txt -
 expect "trace-sacct-stdin-refused" 2 "fairway trace sacct2fairway: error: SACCT_FILE cannot be '-'" \
