@@ -340,9 +340,10 @@ static int queue_models(struct sim *m, int32_t i, const struct fw_sim_model_limi
 		memcpy(x.model, l[k].model, sizeof x.model);
 		if (!fw_snapshot_has_gpu_model(m->s, l[k].model)) {
 			fw_snapshot_gpu_models(m->s, models, sizeof models);
-			return fw_diag_set(m->d, FW_EINVAL, "options", 0, 0, deserved ? "model_deserved" : "model_limits",
-					   "no node of the fleet has GPU model '%s' (its models: %s)", l[k].model,
-					   models[0] ? models : "none");
+			return fw_diag_set(m->d, FW_EINVAL, deserved ? "--model-deserved" : "--model-limits", 0, 0, "",
+					   "%s=%g: no node of the fleet has GPU model '%s' (its models: %s); name a "
+					   "model of the fleet, or give a fleet with that model (--fleet, --config)",
+					   l[k].model, l[k].pct, l[k].model, models[0] ? models : "none");
 		}
 		if ((deserved ? fw_snapshot_add_model_deserved(m->s, &x) : fw_snapshot_add_model_limit(m->s, &x)) < 0)
 			return FW_ENOMEM;

@@ -2357,7 +2357,7 @@ expect "sim-run-model-limits-bad-pair" 2 "--model-limits 'H100': expected MODEL=
 	"$FW" sim run --trace synthetic:3 --model-limits H100
 expect "sim-run-model-limits-twice" 2 "--model-limits: H100 is named twice" \
 	"$FW" sim run --trace synthetic:3 --model-limits H100=5,H100=6
-expect "sim-run-model-limits-unknown-model" 1 "no node of the fleet has GPU model 'B200' (its models: H100, A100)" \
+expect "sim-run-model-limits-unknown-model" 1 "error: --model-limits: B200=50: no node of the fleet has GPU model 'B200' (its models: H100, A100); name a model of the fleet" \
 	"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-limits B200=50
 # --model-deserved: each queue deserves P % of its deserved GPUs as model
 # M.  prod holds both H100 nodes, research the A100s; research's r3 naming
@@ -2404,7 +2404,7 @@ expect "sim-run-model-deserved-over-100" 2 "--model-deserved: the shares add up 
 	"$FW" sim run --trace synthetic:3 --model-deserved H100=60,A100=60
 expect "sim-run-model-deserved-bad-pair" 2 "--model-deserved 'H100=x': expected MODEL=PCT pairs, e.g. V100M32=50,T4=25 (each queue deserves PCT % of its deserved GPUs as that model, 0 to 100)" \
 	"$FW" sim run --trace synthetic:3 --model-deserved H100=x
-expect "sim-run-model-deserved-unknown-model" 1 "no node of the fleet has GPU model 'B200' (its models: H100, A100)" \
+expect "sim-run-model-deserved-unknown-model" 1 "error: --model-deserved: B200=50: no node of the fleet has GPU model 'B200' (its models: H100, A100); name a model of the fleet" \
 	"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-deserved B200=50
 # --name-models: a share of the jobs naming no model name one, the same
 # jobs in every run (a hash of the id), never one the model's GPUs cannot
