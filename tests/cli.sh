@@ -3579,5 +3579,15 @@ if [ -x "$SL" ]; then
 		--backend-opt comments=0
 	rm -rf "$SLT"
 fi
+# the scripts the docs name: --help before anything is installed or built,
+# and a bad argument refused, not passed on (fuzz.sh's SECONDS to libFuzzer,
+# gpu_check.sh's OUTDIR to mkdir)
+expect "script-fuzz-help" 0 "scripts/fuzz.sh [SECONDS] — run every libFuzzer target" bash scripts/fuzz.sh --help
+expect "script-fuzz-bad-seconds" 2 "scripts/fuzz.sh: SECONDS '1m' is not a whole number of seconds; e.g. scripts/fuzz.sh 300" \
+	bash scripts/fuzz.sh 1m
+expect "script-results-help" 0 "usage: results.py [-h] [--fairway FAIRWAY] [--out OUT]" bash scripts/results.sh --help
+expect "script-gpu-check-help" 0 "scripts/gpu_check.sh OUTDIR — fairway-agent against the real NVML" bash scripts/gpu_check.sh --help
+expect "script-gpu-check-unknown-option" 2 "scripts/gpu_check.sh: unknown option '--out'; usage: scripts/gpu_check.sh OUTDIR" \
+	bash scripts/gpu_check.sh --out
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
