@@ -316,6 +316,11 @@ else
 fi
 # a job requeued off an unhealthy node and started again elsewhere in the
 # same plan is not counted as a pending job's start
+# one pending job is "1 pending job" (config.md's complete example has one)
+sed -n '/^## A complete example/,/^## /p' docs/config.md | sed -n '/^```yaml$/,/^```$/p' | sed '1d;$d' > "${TMPDIR:-/tmp}/fw-cli-cfgex.yaml"
+expect "plan-config-md-example" 0 "fairway plan: policy fairway, now 3600, 18 nodes, 3 queues, 1 pending job -> 1 started, 0 waiting" \
+	"$FW" plan --config "${TMPDIR:-/tmp}/fw-cli-cfgex.yaml"
+rm -f "${TMPDIR:-/tmp}/fw-cli-cfgex.yaml"
 expect "plan-drained-job-started-again" 0 "2 pending jobs -> 1 started, 1 waiting (0 with a reservation); 1 running job evicted and started again elsewhere" \
 	"$FW" plan --config tests/scenario/health_drain.yaml
 expect "policies" 0 "fifo" "$FW" policies
