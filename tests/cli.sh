@@ -316,6 +316,9 @@ else
 fi
 # a job requeued off an unhealthy node and started again elsewhere in the
 # same plan is not counted as a pending job's start
+# a trace given as the config: the YAML reason, and what the file is for
+expect "plan-config-is-a-trace" 2 "sim_config_trace.csv:1:1: expected a mapping (key: value lines), got a single value; write it as indented \"key: value\" pairs (this looks like a trace, not a config: \`fairway plan --config\` reads a cluster's YAML, docs/config.md; replay a trace with \`fairway sim run --trace FILE\`)" \
+	"$FW" plan --config tests/data/sim_config_trace.csv
 # one pending job is "1 pending job" (config.md's complete example has one)
 sed -n '/^## A complete example/,/^## /p' docs/config.md | sed -n '/^```yaml$/,/^```$/p' | sed '1d;$d' > "${TMPDIR:-/tmp}/fw-cli-cfgex.yaml"
 expect "plan-config-md-example" 0 "fairway plan: policy fairway, now 3600, 18 nodes, 3 queues, 1 pending job -> 1 started, 0 waiting" \
