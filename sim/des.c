@@ -3504,8 +3504,12 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	}
 	if (!c->trace)
 		return usage_error("missing --trace FILE (the trace to replay)");
-	if (c->format && fw_trace_format_of(c->format) < 0)
-		return usage_error("--format '%s': use itp, openb or fairway", c->format);
+	if (c->format && fw_trace_format_of(c->format) < 0) {
+		static const char *const formats[] = { "itp", "openb", "fairway", NULL };
+		char hint[96];
+		return usage_error("--format '%s'%s: use itp, openb or fairway", c->format,
+				   fw_cli_hint(c->format, formats, hint, sizeof hint));
+	}
 	if (c->config && config_conflicts(c))
 		return 2;
 	if ((c->fleet != NULL) + (c->fleet_openb != NULL) + (c->nodes_from_topo > 0) +

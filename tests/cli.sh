@@ -2016,6 +2016,14 @@ grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservati
 	ok "sim-run-policy-variants-compared" || bad "sim-run-policy-variants-compared: $(grep summary "$SV/var.out")"
 expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth'; the settings are starve-after, backfill, reserve-depth, " \
 	"$FW" sim run --trace x --policies fairway:depth=4
+# a name in capitals is hinted in lower case (and still refused: names are compared as written)
+expect "sim-run-policy-case-hint" 2 "unknown policy 'FIFO' (did you mean 'fifo'?); known: fairway fifo slurm kai" \
+	"$FW" sim run --trace synthetic:3 --policies FIFO
+expect "sim-run-format-case-hint" 2 "--format 'ITP' (did you mean 'itp'?): use itp, openb or fairway" \
+	"$FW" sim run --trace synthetic:3 --format ITP
+expect "plan-policy-case-hint" 2 "unknown policy 'Slurm' (did you mean 'slurm'?)" "$FW" plan --policy Slurm
+expect "sim-run-flag-case-hint" 2 "unknown option '--Nodes' (did you mean '--nodes'?)" \
+	"$FW" sim run --trace synthetic:3 --Nodes 4x8
 # a misspelt variant key names the near one, as a misspelt flag does
 expect "sim-run-variant-unknown-setting-near" 2 "unknown setting 'reserve-dept' (did you mean 'reserve-depth'?); the settings are" \
 	"$FW" sim run --trace x --policies fairway:reserve-dept=4
