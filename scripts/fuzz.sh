@@ -10,6 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
+case $secs in
+-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+'' | *[!0-9]*) echo "scripts/fuzz.sh: SECONDS '$secs' is not a whole number of seconds; e.g. scripts/fuzz.sh 300 (see --help)" >&2; exit 2 ;;
+esac
 scripts/deps.sh
 # -fsanitize=fuzzer-no-link on every object: the libraries' edges guide
 # the fuzzer too, not only the target's own file

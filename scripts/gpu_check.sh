@@ -30,6 +30,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 O=${1:?usage: scripts/gpu_check.sh OUTDIR}
+case $O in
+-h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-*) echo "scripts/gpu_check.sh: unknown option '$O'; usage: scripts/gpu_check.sh OUTDIR (see --help)" >&2; exit 2 ;;
+esac
 mkdir -p "$O"
 A=.gpu/fairway-agent
 NV=()

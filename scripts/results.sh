@@ -6,6 +6,9 @@
 # ../shared/traces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+for a in "$@"; do # its help (results.py's flags) before anything is installed or built
+	case $a in -h | --help) exec python3 scripts/results.py --help ;; esac
+done
 scripts/deps.sh
 if [ ! -f build-release/build.ninja ]; then
 	meson setup build-release --buildtype=release >/dev/null

@@ -340,9 +340,10 @@ static int queue_models(struct sim *m, int32_t i, const struct fw_sim_model_limi
 		memcpy(x.model, l[k].model, sizeof x.model);
 		if (!fw_snapshot_has_gpu_model(m->s, l[k].model)) {
 			fw_snapshot_gpu_models(m->s, models, sizeof models);
-			return fw_diag_set(m->d, FW_EINVAL, "options", 0, 0, deserved ? "model_deserved" : "model_limits",
-					   "no node of the fleet has GPU model '%s' (its models: %s)", l[k].model,
-					   models[0] ? models : "none");
+			return fw_diag_set(m->d, FW_EINVAL, deserved ? "--model-deserved" : "--model-limits", 0, 0, "",
+					   "%s=%g: no node of the fleet has GPU model '%s' (its models: %s); name a "
+					   "model of the fleet, or give a fleet with that model (--fleet, --config)",
+					   l[k].model, l[k].pct, l[k].model, models[0] ? models : "none");
 		}
 		if ((deserved ? fw_snapshot_add_model_deserved(m->s, &x) : fw_snapshot_add_model_limit(m->s, &x)) < 0)
 			return FW_ENOMEM;
@@ -2801,6 +2802,23 @@ static unsigned variant_key_bit(const char *kv)
 	return 0u;
 }
 
+/* An unknown variant key: the exit status 2, naming the near key, if
+ * one is ("reserve-dept" is reserve-depth), and every key. */
+static int unknown_setting(const char *kv)
+{
+	enum { N = sizeof variant_keys / sizeof *variant_keys };
+	const char *keys[N + 1];
+	char hint[96];
+
+	for (size_t i = 0; i < N; i++)
+		keys[i] = variant_keys[i];
+	keys[N] = NULL;
+	return usage_error("--policies: unknown setting '%s'%s; the settings are starve-after, backfill, "
+			   "reserve-depth, xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, "
+			   "max-runtime, gpu-hour-budget, budget-safe, estimate-depth (docs/sim.md, \"Variants\")",
+			   kv, fw_cli_hint(kv, keys, hint, sizeof hint));
+}
+
 /* The settings in seconds: 0 or the exit status 2. */
 static int variant_seconds(struct variant *w, unsigned bit, const char *v)
 {
@@ -2900,9 +2918,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		return variant_switch(w, bit, v);
 	if (bit)
 		return variant_other(w, bit, v);
-	return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-			   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime, "
-			   "gpu-hour-budget, budget-safe, estimate-depth)", kv);
+	return unknown_setting(kv);
 }
 
 /* Cut s at the next sep (in place); the rest, or NULL at the end.  Unlike
@@ -3488,8 +3504,12 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	}
 	if (!c->trace)
 		return usage_error("missing --trace FILE (the trace to replay)");
-	if (c->format && fw_trace_format_of(c->format) < 0)
-		return usage_error("--format '%s': use itp, openb or fairway", c->format);
+	if (c->format && fw_trace_format_of(c->format) < 0) {
+		static const char *const formats[] = { "itp", "openb", "fairway", NULL };
+		char hint[96];
+		return usage_error("--format '%s'%s: use itp, openb or fairway", c->format,
+				   fw_cli_hint(c->format, formats, hint, sizeof hint));
+	}
 	if (c->config && config_conflicts(c))
 		return 2;
 	if ((c->fleet != NULL) + (c->fleet_openb != NULL) + (c->nodes_from_topo > 0) +
@@ -4328,6 +4348,25 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 	return rc == FW_OK ? 0 : 1;
 }
 
+/* rc, and when it is a file that could not be opened or read (no line in
+ * it named), the flag that named the file, so the fix is plain: "...: No
+ * such file or directory; check the path given to --fleet". */
+static int open_hint(int rc, const char *flag, struct fw_diag *d)
+{
+	static const char *const generic[] = { "; check the path and permissions", "; check the file" };
+	char *cut;
+	size_t n;
+
+	if ((rc != FW_EIO && rc != FW_ENOENT) || !d || d->line != 0)
+		return rc;
+	for (size_t i = 0; i < sizeof generic / sizeof *generic; i++) /* the loader's own advice: ours is exact */
+		if ((cut = strstr(d->msg, generic[i])) && !cut[strlen(generic[i])])
+			*cut = '\0';
+	n = strlen(d->msg);
+	snprintf(d->msg + n, sizeof d->msg - n, "; check the path given to %s", flag);
+	return rc;
+}
+
 /* The fleet of --nodes/--racks/--blocks, --fleet, --fleet-openb or
  * --nodes-from-topo, with --topo applied; o.nodes x o.gpus_per_node then
  * hold its size (uniform) or its GPUs as 1-GPU units (for capacity). */
@@ -4340,13 +4379,13 @@ static int build_fleet(struct cli *c, struct fw_diag *d)
 
 	memset(&topo, 0, sizeof topo);
 	if (c->topo && (rc = fw_topo_read(c->topo, &topo, d)) != FW_OK)
-		return rc;
+		return open_hint(rc, "--topo", d);
 	if (c->config)
-		rc = fw_fleet_load_config(c->config, &c->fleetsnap, &c->config_jobs, d);
+		rc = open_hint(fw_fleet_load_config(c->config, &c->fleetsnap, &c->config_jobs, d), "--config", d);
 	else if (c->fleet)
-		rc = fw_fleet_load_yaml(c->fleet, &c->fleetsnap, d);
+		rc = open_hint(fw_fleet_load_yaml(c->fleet, &c->fleetsnap, d), "--fleet", d);
 	else if (c->fleet_openb)
-		rc = fw_fleet_from_openb(c->fleet_openb, &c->fleetsnap, d);
+		rc = open_hint(fw_fleet_from_openb(c->fleet_openb, &c->fleetsnap, d), "--fleet-openb", d);
 	else if (c->nodes_from_topo)
 		rc = fw_fleet_from_topo(&topo, c->nodes_from_topo, &c->fleetsnap, d);
 	else

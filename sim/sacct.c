@@ -47,6 +47,7 @@
 
 #include <jansson.h>
 
+#include "cliword.h"
 #include "fairway/span.h"
 #include "outfile.h"
 #include "trace.h"
@@ -1030,7 +1031,10 @@ static const char *sacct_args(int argc, char **argv, unsigned *flags, bool *json
 		} else if (!strcmp(a, "--json")) {
 			*json = true;
 		} else if (a[0] == '-' && a[1]) {
-			snprintf(why, n, "unknown option '%s'", a);
+			static const char *const known[] = { "--no-gpu-model", "--time-limits", "--json",
+							     "--help", NULL };
+			char hint[96];
+			snprintf(why, n, "unknown option '%s'%s", a, fw_cli_hint(a, known, hint, sizeof hint));
 			return why;
 		} else if (a[0] == '-' && npos == 0) {
 			return "SACCT_FILE cannot be '-': save sacct's output to a file first";

@@ -316,6 +316,14 @@ else
 fi
 # a job requeued off an unhealthy node and started again elsewhere in the
 # same plan is not counted as a pending job's start
+# a trace given as the config: the YAML reason, and what the file is for
+expect "plan-config-is-a-trace" 2 "sim_config_trace.csv:1:1: expected a mapping (key: value lines), got a single value; write it as indented \"key: value\" pairs (this looks like a trace, not a config: \`fairway plan --config\` reads a cluster's YAML, docs/config.md; replay a trace with \`fairway sim run --trace FILE\`)" \
+	"$FW" plan --config tests/data/sim_config_trace.csv
+# one pending job is "1 pending job" (config.md's complete example has one)
+sed -n '/^## A complete example/,/^## /p' docs/config.md | sed -n '/^```yaml$/,/^```$/p' | sed '1d;$d' > "${TMPDIR:-/tmp}/fw-cli-cfgex.yaml"
+expect "plan-config-md-example" 0 "fairway plan: policy fairway, now 3600, 18 nodes, 3 queues, 1 pending job -> 1 started, 0 waiting" \
+	"$FW" plan --config "${TMPDIR:-/tmp}/fw-cli-cfgex.yaml"
+rm -f "${TMPDIR:-/tmp}/fw-cli-cfgex.yaml"
 expect "plan-drained-job-started-again" 0 "2 pending jobs -> 1 started, 1 waiting (0 with a reservation); 1 running job evicted and started again elsewhere" \
 	"$FW" plan --config tests/scenario/health_drain.yaml
 expect "policies" 0 "fifo" "$FW" policies
@@ -1543,6 +1551,13 @@ expect "sim-run-config-and-a-queue-variant" 2 \
 	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fairway:gpu-hour-budget=5
 expect "sim-run-config-missing-file" 1 "none.yaml: cannot open the config: No such file or directory; check the path" \
 	"$FW" sim run --config "$SC/none.yaml" --trace "$CT" --format fairway
+# a fleet input that cannot be opened names the flag that gave it (the fix is there)
+expect "sim-run-fleet-missing-file" 1 "none.yaml: cannot open the config: No such file or directory; check the path given to --fleet" \
+	"$FW" sim run --trace synthetic --fleet "$SC/none.yaml"
+expect "sim-run-fleet-openb-missing-file" 1 "none.csv: cannot open: No such file or directory; check the path given to --fleet-openb" \
+	"$FW" sim run --trace synthetic --fleet-openb "$SC/none.csv"
+expect "sim-run-topo-missing-file" 1 "none.csv: cannot open: No such file or directory; check the path given to --topo" \
+	"$FW" sim run --trace synthetic --topo "$SC/none.csv" --nodes-from-topo 8
 expect "sim-run-config-is-an-input" 2 "--json $CF is the --config input" \
 	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --json "$CF"
 # the platform team's path: sacct -> sacct2fairway -> a replay on the site's
@@ -2054,8 +2069,19 @@ PY
 then ok "sim-run-policy-variants"; else bad "sim-run-policy-variants"; fi
 grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservative$" "$SV/var.out" &&
 	ok "sim-run-policy-variants-compared" || bad "sim-run-policy-variants-compared: $(grep summary "$SV/var.out")"
-expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill, reserve-depth, " \
+expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth'; the settings are starve-after, backfill, reserve-depth, " \
 	"$FW" sim run --trace x --policies fairway:depth=4
+# a name in capitals is hinted in lower case (and still refused: names are compared as written)
+expect "sim-run-policy-case-hint" 2 "unknown policy 'FIFO' (did you mean 'fifo'?); known: fairway fifo slurm kai" \
+	"$FW" sim run --trace synthetic:3 --policies FIFO
+expect "sim-run-format-case-hint" 2 "--format 'ITP' (did you mean 'itp'?): use itp, openb or fairway" \
+	"$FW" sim run --trace synthetic:3 --format ITP
+expect "plan-policy-case-hint" 2 "unknown policy 'Slurm' (did you mean 'slurm'?)" "$FW" plan --policy Slurm
+expect "sim-run-flag-case-hint" 2 "unknown option '--Nodes' (did you mean '--nodes'?)" \
+	"$FW" sim run --trace synthetic:3 --Nodes 4x8
+# a misspelt variant key names the near one, as a misspelt flag does
+expect "sim-run-variant-unknown-setting-near" 2 "unknown setting 'reserve-dept' (did you mean 'reserve-depth'?); the settings are" \
+	"$FW" sim run --trace x --policies fairway:reserve-dept=4
 expect "sim-run-variant-bad-value" 2 "starve-after=1x: seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds from 0 (off)" \
 	"$FW" sim run --trace x --policies fairway:starve-after=1x
 # a time setting takes a duration as its flag does (--starve-after 1h)
@@ -2402,7 +2428,7 @@ expect "sim-run-model-limits-bad-pair" 2 "--model-limits 'H100': expected MODEL=
 	"$FW" sim run --trace synthetic:3 --model-limits H100
 expect "sim-run-model-limits-twice" 2 "--model-limits: H100 is named twice" \
 	"$FW" sim run --trace synthetic:3 --model-limits H100=5,H100=6
-expect "sim-run-model-limits-unknown-model" 1 "no node of the fleet has GPU model 'B200' (its models: H100, A100)" \
+expect "sim-run-model-limits-unknown-model" 1 "error: --model-limits: B200=50: no node of the fleet has GPU model 'B200' (its models: H100, A100); name a model of the fleet" \
 	"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-limits B200=50
 # --model-deserved: each queue deserves P % of its deserved GPUs as model
 # M.  prod holds both H100 nodes, research the A100s; research's r3 naming
@@ -2449,7 +2475,7 @@ expect "sim-run-model-deserved-over-100" 2 "--model-deserved: the shares add up 
 	"$FW" sim run --trace synthetic:3 --model-deserved H100=60,A100=60
 expect "sim-run-model-deserved-bad-pair" 2 "--model-deserved 'H100=x': expected MODEL=PCT pairs, e.g. V100M32=50,T4=25 (each queue deserves PCT % of its deserved GPUs as that model, 0 to 100)" \
 	"$FW" sim run --trace synthetic:3 --model-deserved H100=x
-expect "sim-run-model-deserved-unknown-model" 1 "no node of the fleet has GPU model 'B200' (its models: H100, A100)" \
+expect "sim-run-model-deserved-unknown-model" 1 "error: --model-deserved: B200=50: no node of the fleet has GPU model 'B200' (its models: H100, A100); name a model of the fleet" \
 	"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-deserved B200=50
 # --name-models: a share of the jobs naming no model name one, the same
 # jobs in every run (a hash of the id), never one the model's GPUs cannot
@@ -3041,6 +3067,9 @@ rm -f "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 # a usage error says what is wrong before the usage, and the output appears
 # whole or not at all: a failed conversion keeps an earlier OUT, creates none
 ST=$(mktemp -d)
+# a misspelt flag names the near one (--no-gpu-models is --no-gpu-model)
+expect "trace-sacct-unknown-option-near" 2 "unknown option '--no-gpu-models' (did you mean '--no-gpu-model'?)" \
+	"$FW" trace sacct2fairway --no-gpu-models tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 expect "trace-sacct-unknown-option-named" 2 "fairway trace sacct2fairway: error: unknown option '--bogus'" \
 	"$FW" trace sacct2fairway --bogus tests/data/sacct_sample.txt -
 expect "trace-sacct-stdin-refused" 2 "fairway trace sacct2fairway: error: SACCT_FILE cannot be '-'" \
@@ -3621,5 +3650,15 @@ if [ -x "$SL" ]; then
 		--backend-opt comments=0
 	rm -rf "$SLT"
 fi
+# the scripts the docs name: --help before anything is installed or built,
+# and a bad argument refused, not passed on (fuzz.sh's SECONDS to libFuzzer,
+# gpu_check.sh's OUTDIR to mkdir)
+expect "script-fuzz-help" 0 "scripts/fuzz.sh [SECONDS] — run every libFuzzer target" bash scripts/fuzz.sh --help
+expect "script-fuzz-bad-seconds" 2 "scripts/fuzz.sh: SECONDS '1m' is not a whole number of seconds; e.g. scripts/fuzz.sh 300" \
+	bash scripts/fuzz.sh 1m
+expect "script-results-help" 0 "usage: results.py [-h] [--fairway FAIRWAY] [--out OUT]" bash scripts/results.sh --help
+expect "script-gpu-check-help" 0 "scripts/gpu_check.sh OUTDIR — fairway-agent against the real NVML" bash scripts/gpu_check.sh --help
+expect "script-gpu-check-unknown-option" 2 "scripts/gpu_check.sh: unknown option '--out'; usage: scripts/gpu_check.sh OUTDIR" \
+	bash scripts/gpu_check.sh --out
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

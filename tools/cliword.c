@@ -126,6 +126,8 @@ const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, s
 {
 	const char *pick = fw_cli_nearest(word, cands);
 
+	if (!pick) /* then by the same rule with ASCII case no edit: "FIFO" is fifo, "--Nodes" --nodes */
+		pick = fw_cli_nearest_name(word, cands);
 	if (n)
 		buf[0] = '\0';
 	if (pick)

@@ -44,8 +44,9 @@ int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bar
  * within reach of it (at most 2 edits: a byte added, dropped, changed or
  * two neighbours swapped; 1 edit for a word of 6 bytes or fewer), else ""
  * (two equally close candidates are a guess, not a hint, unless only one
- * of them begins with word: "--gpu" is "--gpus", not "--cpu").  Returns
- * buf. */
+ * of them begins with word: "--gpu" is "--gpus", not "--cpu"); failing
+ * that, the one fw_cli_nearest_name picks, case aside ("FIFO" is "fifo",
+ * which a value compared as written still refuses).  Returns buf. */
 const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n);
 /* The candidate itself by the same rule, or NULL (the daemon's "unknown
  * field" errors name it their own way). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "fairway/fairway.h"
@@ -134,6 +135,23 @@ static int parse_now(const char *v, fw_time *t)
 	return 0;
 }
 
+/* A trace given where the config goes (`fairway plan --config jobs.csv`)
+ * fails somewhere as YAML; say what the file is for beside the YAML
+ * reason.  "" when the file is not named as a trace (.csv, .jsonl). */
+static const char *trace_hint(const char *path)
+{
+	static const char *const exts[] = { ".csv", ".jsonl", ".tsv" };
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+		size_t k = strlen(exts[i]);
+		if (n > k && !strcasecmp(path + n - k, exts[i]))
+			return " (this looks like a trace, not a config: `fairway plan --config` reads a cluster's "
+			       "YAML, docs/config.md; replay a trace with `fairway sim run --trace FILE`)";
+	}
+	return "";
+}
+
 /* Load the snapshot: --config FILE or the built-in example, at --now T
  * when given (the loader checks submitTime and startTime against it, as
  * against the file's now:); 0, or 2 with the reason on stderr. */
@@ -159,7 +177,7 @@ static int load(const struct plan_args *a, struct fw_snapshot **s)
 		rc = fw_config_load_buffer(builtin, ex, fw_example_cluster_len, s, &d);
 	if (rc != FW_OK) {
 		fw_diag_format(&d, msg, sizeof msg);
-		fprintf(stderr, "fairway plan: error: %s\n", msg);
+		fprintf(stderr, "fairway plan: error: %s%s\n", msg, a->config ? trace_hint(a->config) : "");
 		return 2;
 	}
 	return 0; /* a now that is a date set config.utc_times: its texts write UTC dates (fwconfig.h) */

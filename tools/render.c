@@ -250,8 +250,8 @@ void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan 
 		pending += s->jobs[j].state == FW_JOB_PENDING;
 	for (int32_t i = 0; i < p->ndecisions; i++) /* a move, or a drained job's restart */
 		again += p->decisions[i].kind == FW_DECIDE_START && s->jobs[p->decisions[i].job].state == FW_JOB_RUNNING;
-	fprintf(f, "fairway plan: policy %s, now %lld%s, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting (%d with a reservation)",
-		pol->name, (long long)p->now, date, (int)s->nnodes, (int)s->nqueues, (int)pending,
+	fprintf(f, "fairway plan: policy %s, now %lld%s, %d nodes, %d queues, %d pending job%s -> %d started, %d waiting (%d with a reservation)",
+		pol->name, (long long)p->now, date, (int)s->nnodes, (int)s->nqueues, (int)pending, pending == 1 ? "" : "s",
 		(int)(count_kind(p, FW_DECIDE_START) - again), (int)p->npending, (int)count_kind(p, FW_DECIDE_RESERVE));
 	if (again)
 		fprintf(f, "; %d running job%s evicted and started again elsewhere", (int)again, again == 1 ? "" : "s");

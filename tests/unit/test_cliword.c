@@ -56,6 +56,21 @@ TEST(hint_names_the_one_flag_a_typo_is_near)
 	ASSERT_STR_EQ(fw_cli_hint("--x", NULL, (char[8]){ 0 }, 8), "");
 }
 
+/* A word out of reach as written but within it, case aside, is named
+ * ("FIFO" for fifo): capitals are the commonest slip that is no typo. */
+TEST(hint_names_a_flag_written_in_capitals)
+{
+	static const char *const names[] = { "fairway", "fifo", "slurm", "kai", NULL };
+	char buf[96];
+
+	ASSERT_STR_EQ(hint("--JSON"), " (did you mean '--json'?)");
+	ASSERT_STR_EQ(hint("--Tick-Rule"), " (did you mean '--tick-rule'?)");
+	ASSERT_STR_EQ(fw_cli_hint("FIFO", names, buf, sizeof buf), " (did you mean 'fifo'?)");
+	ASSERT_STR_EQ(fw_cli_hint("SLRUM", names, buf, sizeof buf), " (did you mean 'slurm'?)");
+	ASSERT_STR_EQ(hint("--CPUS"), ""); /* still a tie between --gpus and --cpu */
+	ASSERT_STR_EQ(hint("--FROBNICATE"), "");
+}
+
 TEST(hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach)
 {
 	char small[12], word[200];
@@ -184,7 +199,8 @@ TEST(nearest_name_reads_case_as_no_edit)
 }
 
 TEST_MAIN(split_eq_cuts_the_word_at_the_first_equals, joined_values_of_switches_and_empty_ones_are_refused,
-	  hint_names_the_one_flag_a_typo_is_near, hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach,
+	  hint_names_the_one_flag_a_typo_is_near, hint_names_a_flag_written_in_capitals,
+	  hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach,
 	  durations_take_one_unit_of_s_m_h_or_d, durations_take_the_configs_compound_forms,
 	  decimals_have_no_exponent_or_hex,
 	  server_base_drops_trailing_slashes_and_one_v1, nearest_name_reads_case_as_no_edit)
