@@ -58,7 +58,7 @@
 
 /* The clone's buffers and the change log, on the first reservation of
  * the cycle.  The nodes, domains, bucket lists and topology lists are
- * not zeroed: the first clone_sync copies them whole (x->full), and
+ * not zeroed: the first clone_sync copies them whole (x->full_*), and
  * fw__resv_clone the topology lists each time; only the spare node and
  * domain past the end are never copied. */
 static int clone_alloc(struct cyc *y, struct fw__cstate *s)
@@ -95,7 +95,7 @@ static int clone_alloc(struct cyc *y, struct fw__cstate *s)
 	x->dom_in = FW_ARENA_NEW(y->a, uint8_t, (size_t)s->ndom + 1);
 	if (!x->node || !x->dom || !x->node_in || !x->dom_in)
 		return FW_ENOMEM;
-	x->full = true;
+	x->full_node = x->full_dom = true;
 	s->chg = x; /* the cycle's state lists its changes from now on */
 	return FW_OK;
 }
@@ -123,28 +123,33 @@ static void copy_buckets(struct fw__level_index *d, const struct fw__level_index
 	memcpy(d->bits, s->bits, (size_t)s->nwords * sizeof(uint64_t));
 }
 
-/* Make the clone's nodes, domains and index the cycle's again: all of
- * them after an overflow (and the first time), else only the records the
- * change log lists; then empty the log. */
+/* Make the clone's nodes, domains and index the cycle's again: the
+ * nodes all after their log overflowed (and the first time), else only
+ * the ones it lists; the same for the domains and bucket heads, apart
+ * (a burst of domain changes leaves the nodes listed); then empty the
+ * log. */
 static void clone_sync(struct fw__cstate *d, const struct fw__cstate *s, struct fw__changes *x)
 {
-	if (x->full) {
+	if (x->full_node) {
 		memcpy(d->nodes, s->nodes, (size_t)s->nn * sizeof *d->nodes);
-		memcpy(d->dom, s->dom, (size_t)s->ndom * sizeof *d->dom);
 	} else {
 		for (int32_t i = 0; i < x->nnode; i++)
 			d->nodes[x->node[i]] = s->nodes[x->node[i]];
+	}
+	if (x->full_dom) {
+		memcpy(d->dom, s->dom, (size_t)s->ndom * sizeof *d->dom);
+	} else {
 		for (int32_t i = 0; i < x->ndom; i++)
 			d->dom[x->dom[i]] = s->dom[x->dom[i]];
 	}
 	for (int dl = 0; dl < s->ndl; dl++)
-		copy_buckets(&d->lvl[dl], &s->lvl[dl], x->full);
+		copy_buckets(&d->lvl[dl], &s->lvl[dl], x->full_dom);
 	for (int32_t i = 0; i < x->nnode; i++)
 		x->node_in[x->node[i]] = 0;
 	for (int32_t i = 0; i < x->ndom; i++)
 		x->dom_in[x->dom[i]] = 0;
 	x->nnode = x->ndom = 0;
-	x->full = false;
+	x->full_node = x->full_dom = false;
 }
 
 /* Copy the cycle's node state and domain index into the clone.  The
