@@ -103,12 +103,17 @@ struct fw__level_index {
  * a node's or a domain's record goes through it (a node's own fields are
  * written just before it is called; a dry placement's are rolled back
  * byte for byte).  The next clone copies only these from the cycle's
- * state; past cap_* it copies everything (`full`), as the first does. */
+ * state; past cap_node it copies every node (`full_node`), past cap_dom
+ * every domain and bucket head (`full_dom`), as the first does.  Apart:
+ * a step that moves a few nodes' domains between buckets writes their
+ * neighbours in the lists too (bucket_insert), so the domains overflow
+ * where the nodes do not (2 of the 3 whole copies of a benchmark
+ * cycle). */
 struct fw__changes {
 	int32_t *node, *dom;
 	uint8_t *node_in, *dom_in;
 	int32_t nnode, ndom, cap_node, cap_dom;
-	bool full;
+	bool full_node, full_dom;
 };
 
 struct fw__cstate {

@@ -237,10 +237,10 @@ static void changed_node(struct fw__cstate *c, int32_t n)
 {
 	struct fw__changes *x = c->chg;
 
-	if (!x || x->full || x->node_in[n])
+	if (!x || x->full_node || x->node_in[n])
 		return;
 	if (x->nnode == x->cap_node) {
-		x->full = true;
+		x->full_node = true;
 		return;
 	}
 	x->node_in[n] = 1;
@@ -251,10 +251,10 @@ static void changed_dom(struct fw__cstate *c, int32_t d)
 {
 	struct fw__changes *x = c->chg;
 
-	if (!x || x->full || d < 0 || x->dom_in[d])
+	if (!x || x->full_dom || d < 0 || x->dom_in[d])
 		return;
 	if (x->ndom == x->cap_dom) {
-		x->full = true;
+		x->full_dom = true;
 		return;
 	}
 	x->dom_in[d] = 1;

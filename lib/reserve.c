@@ -58,7 +58,7 @@
 
 /* The clone's buffers and the change log, on the first reservation of
  * the cycle.  The nodes, domains, bucket lists and topology lists are
- * not zeroed: the first clone_sync copies them whole (x->full), and
+ * not zeroed: the first clone_sync copies them whole (x->full_*), and
  * fw__resv_clone the topology lists each time; only the spare node and
  * domain past the end are never copied. */
 static int clone_alloc(struct cyc *y, struct fw__cstate *s)
@@ -86,16 +86,21 @@ static int clone_alloc(struct cyc *y, struct fw__cstate *s)
 		if (!y->cl_lvl[dl].head || !y->cl_lvl[dl].tail || !y->cl_lvl[dl].bits)
 			return FW_ENOMEM;
 	}
-	/* past an eighth of the records, copying all is as cheap */
+	/* past an eighth of the nodes, copying all is as cheap; domains
+	 * are listed up to half of them: a step that moves a few nodes
+	 * between buckets writes their neighbours' records too, so the
+	 * domain log passed an eighth on 2 of the 16 clones of a benchmark
+	 * cycle (1,958 and 6,887 of 13,801 listed), and each listed record
+	 * is one copy where the whole array is ~1 MB */
 	x->cap_node = s->nn / 8 + 1;
-	x->cap_dom = s->ndom / 8 + 1;
+	x->cap_dom = s->ndom / 2 + 1;
 	x->node = FW_ARENA_RAW(y->a, int32_t, (size_t)x->cap_node);
 	x->dom = FW_ARENA_RAW(y->a, int32_t, (size_t)x->cap_dom);
 	x->node_in = FW_ARENA_NEW(y->a, uint8_t, (size_t)s->nn + 1);
 	x->dom_in = FW_ARENA_NEW(y->a, uint8_t, (size_t)s->ndom + 1);
 	if (!x->node || !x->dom || !x->node_in || !x->dom_in)
 		return FW_ENOMEM;
-	x->full = true;
+	x->full_node = x->full_dom = true;
 	s->chg = x; /* the cycle's state lists its changes from now on */
 	return FW_OK;
 }
@@ -123,28 +128,33 @@ static void copy_buckets(struct fw__level_index *d, const struct fw__level_index
 	memcpy(d->bits, s->bits, (size_t)s->nwords * sizeof(uint64_t));
 }
 
-/* Make the clone's nodes, domains and index the cycle's again: all of
- * them after an overflow (and the first time), else only the records the
- * change log lists; then empty the log. */
+/* Make the clone's nodes, domains and index the cycle's again: the
+ * nodes all after their log overflowed (and the first time), else only
+ * the ones it lists; the same for the domains and bucket heads, apart
+ * (a burst of domain changes leaves the nodes listed); then empty the
+ * log. */
 static void clone_sync(struct fw__cstate *d, const struct fw__cstate *s, struct fw__changes *x)
 {
-	if (x->full) {
+	if (x->full_node) {
 		memcpy(d->nodes, s->nodes, (size_t)s->nn * sizeof *d->nodes);
-		memcpy(d->dom, s->dom, (size_t)s->ndom * sizeof *d->dom);
 	} else {
 		for (int32_t i = 0; i < x->nnode; i++)
 			d->nodes[x->node[i]] = s->nodes[x->node[i]];
+	}
+	if (x->full_dom) {
+		memcpy(d->dom, s->dom, (size_t)s->ndom * sizeof *d->dom);
+	} else {
 		for (int32_t i = 0; i < x->ndom; i++)
 			d->dom[x->dom[i]] = s->dom[x->dom[i]];
 	}
 	for (int dl = 0; dl < s->ndl; dl++)
-		copy_buckets(&d->lvl[dl], &s->lvl[dl], x->full);
+		copy_buckets(&d->lvl[dl], &s->lvl[dl], x->full_dom);
 	for (int32_t i = 0; i < x->nnode; i++)
 		x->node_in[x->node[i]] = 0;
 	for (int32_t i = 0; i < x->ndom; i++)
 		x->dom_in[x->dom[i]] = 0;
 	x->nnode = x->ndom = 0;
-	x->full = false;
+	x->full_node = x->full_dom = false;
 }
 
 /* Copy the cycle's node state and domain index into the clone.  The
@@ -253,36 +263,69 @@ static void ev_merge_sort(struct ev *v, struct ev *tmp, int32_t n)
 	ev_merge(v, h, v + h, n - h, tmp);
 }
 
+/* The radix key of e: (end - lo) * njobs + job, unique as (end, job) is
+ * (jobs < njobs), and ordered as fw__ev_cmp orders them; or, for a run
+ * already in job order, end - lo alone (njobs 1, jmask 0): a stable sort
+ * by end keeps the jobs of one end in order. */
+static inline uint64_t ev_key(const struct ev *e, fw_time lo, uint64_t njobs, uint64_t jmask)
+{
+	return ((uint64_t)e->end - (uint64_t)lo) * njobs + ((uint64_t)e->job & jmask);
+}
+
+/* Every pass's bucket starts from one read of v: at[p][b] is where the
+ * keys whose byte p is b go.  One key per element here and one per
+ * element in each pass's scatter (earlier, two per element and pass). */
+static void ev_count(const struct ev *v, int32_t n, fw_time lo, uint64_t njobs, uint64_t jmask, int npass,
+		     int32_t at[][257])
+{
+	for (int p = 0; p < npass; p++)
+		memset(at[p], 0, sizeof at[p]);
+	for (int32_t i = 0; i < n; i++) {
+		uint64_t k = ev_key(&v[i], lo, njobs, jmask);
+		for (int p = 0; p < npass; p++)
+			at[p][(k >> (8 * p) & 0xff) + 1]++;
+	}
+	for (int p = 0; p < npass; p++)
+		for (int b = 0; b < 256; b++)
+			at[p][b + 1] += at[p][b];
+}
+
 /* Sort v[0..n) by (end, job), jobs < njobs.  A long run is sorted by
- * the key (end - min end) * njobs + job, one byte a pass, least
- * significant first (stable; each pass from v to tmp or back, one copy
- * at the end after an odd number), with as many passes as the largest key
- * needs: ~5 passes over the 20,000 running jobs of the benchmark instead
- * of 15 levels of merging.  The key is unique, so the order is the merge
- * sort's (used for short runs and when the key would not fit 64 bits). */
+ * its key (ev_key), one byte a pass, least significant first (stable;
+ * each pass from v to tmp or back, one copy at the end after an odd
+ * number), with as many passes as the largest key needs.  The running
+ * jobs come in job order, so their key is the end alone: ~3 passes over
+ * the 20,000 running jobs of the benchmark (5 with the job in the key)
+ * instead of 15 levels of merging.  The key is unique, or ties keep job
+ * order, so the order is the merge sort's (used for short runs and when
+ * the key would not fit 64 bits). */
 static void ev_sort(struct ev *v, struct ev *tmp, int32_t n, int32_t njobs)
 {
 	fw_time lo = INT64_MAX, hi = INT64_MIN;
-	uint64_t max;
+	uint64_t m = (uint64_t)njobs, jmask = UINT64_MAX;
+	int32_t at[8][257];
+	int npass = 0;
+	bool by_job = true;
 
 	for (int32_t i = 0; i < n; i++) {
 		lo = v[i].end < lo ? v[i].end : lo;
 		hi = v[i].end > hi ? v[i].end : hi;
+		by_job = by_job && (i == 0 || v[i].job > v[i - 1].job);
 	}
-	if (n < 256 || ((uint64_t)hi - (uint64_t)lo) > (UINT64_MAX - (uint64_t)njobs) / (uint64_t)njobs) {
+	if (by_job) /* the key is the end alone */
+		m = 1, jmask = 0;
+	if (n < 256 || ((uint64_t)hi - (uint64_t)lo) > (UINT64_MAX - m) / m) {
 		ev_merge_sort(v, tmp, n);
 		return;
 	}
-	max = ((uint64_t)hi - (uint64_t)lo) * (uint64_t)njobs + (uint64_t)njobs;
+	/* the largest key, + 1 as before: passes while a byte of it is left */
+	for (uint64_t max = ((uint64_t)hi - (uint64_t)lo) * m + m; max; max >>= 8)
+		npass++;
+	ev_count(v, n, lo, m, jmask, npass, at);
 	struct ev *src = v, *dst = tmp; /* each pass from one to the other */
-	for (int shift = 0; shift < 64 && (max >> shift) != 0; shift += 8) {
-		int32_t at[257] = { 0 };
+	for (int p = 0; p < npass; p++) {
 		for (int32_t i = 0; i < n; i++)
-			at[((((uint64_t)src[i].end - (uint64_t)lo) * (uint64_t)njobs + (uint64_t)src[i].job) >> shift & 0xff) + 1]++;
-		for (int b = 0; b < 256; b++)
-			at[b + 1] += at[b];
-		for (int32_t i = 0; i < n; i++)
-			dst[at[(((uint64_t)src[i].end - (uint64_t)lo) * (uint64_t)njobs + (uint64_t)src[i].job) >> shift & 0xff]++] = src[i];
+			dst[at[p][ev_key(&src[i], lo, m, jmask) >> (8 * p) & 0xff]++] = src[i];
 		struct ev *t = src;
 		src = dst;
 		dst = t;
