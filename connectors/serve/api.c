@@ -1383,7 +1383,7 @@ static void queue_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 		names[i] = d->queues[i].name;
 	near = names && l->queue[0] ? fw_cli_nearest(l->queue, names) : NULL;
 	printable(l->queue, q, sizeof q);
-	add_hint(hint, n, "this daemon has no queue named \"%s\"%s%s%s (GET /v1/queues, fairway queues, lists them); "
+	add_hint(hint, n, "this daemon has no queue named \"%s\"%s%s%s (`fairway queues` or GET /v1/queues lists them); "
 		 "a deleted queue's ended jobs list with state=all", q, near ? " (did you mean \"" : "",
 		 near ? near : "", near ? "\"?)" : "");
 	free(names);
@@ -1614,12 +1614,12 @@ static int group_fits(const struct fw_snapshot *fleet, const struct fw_job *j, i
 		fw_snapshot_gpu_models(fleet, models, sizeof models);
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
 				   "no node has GPUs of model %s, so the job could never start; the fleet's "
-				   "models: %s (GET /v1/nodes)", t->gpu_model, models[0] ? models : "none named");
+				   "models: %s (`fairway nodes` or GET /v1/nodes)", t->gpu_model, models[0] ? models : "none named");
 	}
 	if (node == 0 && t->gpu_model[0] && !largest_node(fleet, t->gpu_model, on))
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
 				   "no node%s has GPUs of model %s, so the job could never start; ask another "
-				   "model, or widen the nodeSelector (GET /v1/nodes shows each node's model and "
+				   "model, or widen the nodeSelector (`fairway nodes show NAME` or GET /v1/nodes shows each node's model and "
 				   "labels)", SEL_WHERE(on), t->gpu_model);
 	if (node == 0) {
 		snprintf(f, sizeof f, "tasks[%d].gpus", g);
@@ -1732,7 +1732,7 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 	memset(&vd, 0, sizeof vd);
 	bj->job.queue = fw_snapshot_find_queue(s, bj->queue);
 	if (bj->job.queue < 0) {
-		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\" (GET /v1/queues lists them)",
+		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\" (`fairway queues` or GET /v1/queues lists them)",
 				 bj->queue);
 	} else if (!fw_queue_is_leaf(s, bj->job.queue)) {
 		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue",
@@ -1741,7 +1741,8 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 		if (rc == FW_OK)
 			rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "nodeSelector",
 					 "no node has all these labels (%s: %s%s), so the job could never start; "
-					 "GET /v1/nodes shows each node's labels (set under nodes: labels: in the --config)",
+					 "`fairway nodes show NAME` or GET /v1/nodes shows each node's labels (set under nodes: labels: "
+					 "in the --config)",
 					 bj->sel[0].key, bj->sel[0].value[0] ? bj->sel[0].value : "\"\"",
 					 bj->nsel > 1 ? ", ..." : "");
 	} else if ((g = fw_local_unmet_group(d->fleet, bj)) >= 0) {
@@ -1751,7 +1752,8 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 		snprintf(f, sizeof f, "tasks[%d].nodeSelector", g);
 		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, f,
 				 "no node has all these labels (%s: %s%s)%s, so this task group could never start; "
-				 "GET /v1/nodes shows each node's labels (set under nodes: labels: in the --config)",
+				 "`fairway nodes show NAME` or GET /v1/nodes shows each node's labels (set under nodes: labels: "
+					 "in the --config)",
 				 l[0].key, l[0].value[0] ? l[0].value : "\"\"", n > 1 ? ", ..." : "",
 				 bj->nsel ? " with the job's nodeSelector" : "");
 	} else { /* the job alone: no check of a waiting job reads a node */
@@ -2594,8 +2596,9 @@ static void cancel_refused(struct ctx *c, int rc)
 	if (json_is_integer(end)) /* a Unix time: its UTC date (fairway/span.h) */
 		snprintf(when, sizeof when, " at %s", fw_utc_format(json_integer_value(end), at, sizeof at));
 	fail(c, 409, "EENDED", "name",
-	     "job \"%s\" has already ended (%s%s): there is nothing to cancel (GET /v1/jobs/%s says how it ended)",
-	     c->name, state ? state : "ended", when, c->name);
+	     "job \"%s\" has already ended (%s%s): there is nothing to cancel (`fairway jobs show %s` or GET /v1/jobs/%s "
+	     "says how it ended)",
+	     c->name, state ? state : "ended", when, c->name, c->name);
 	json_decref(j);
 }
 
@@ -2619,7 +2622,8 @@ static void cancel_array(struct ctx *c)
 		if (!t.all)
 			return cancel_refused(c, FW_ENOENT);
 		return fail(c, 409, "EENDED", "name", "every task of job array \"%s\" (%d) has already ended: there is "
-			    "nothing to cancel (GET /v1/jobs/%s_<index> says how each ended)", c->name, t.all, c->name);
+			    "nothing to cancel (`fairway jobs show %s` or GET /v1/jobs/%s_<index> says how each "
+			    "ended)", c->name, t.all, c->name, c->name);
 	}
 	json_array_foreach(t.live, i, v)
 		if (rc == FW_OK)
