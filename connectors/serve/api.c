@@ -1334,12 +1334,13 @@ static void array_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 	if (task && task->array_of[0]) {
 		char of[72];
 		printable(task->array_of, of, sizeof of);
-		add_hint(hint, n, "\"%s\" is a task of job array \"%s\", not an array: GET /v1/jobs/%s shows it, "
-			 "array=%s lists the array's tasks (fairway jobs list --array %s)", a, of, a, of, of);
+		add_hint(hint, n, "\"%s\" is a task of job array \"%s\", not an array: `fairway jobs show %s` or GET "
+			 "/v1/jobs/%s shows it, array=%s lists the array's tasks (fairway jobs list --array %s)", a, of,
+			 a, a, of, of);
 	} else if (!all)
 		add_hint(hint, n, "no job array named \"%s\" is remembered: it never was, or its tasks ended and were "
-			 "forgotten (min-job-age); an array's tasks are named NAME_<index>, GET /v1/jobs/NAME_<index> "
-			 "shows one's arrayOf", a);
+			 "forgotten (min-job-age); an array's tasks are named NAME_<index>, `fairway jobs show "
+			 "NAME_<index>` or GET /v1/jobs/NAME_<index> shows one's arrayOf", a);
 	else if (!live && !l->state)
 		add_hint(hint, n, "every task of job array \"%s\" (%d) has ended, and without state only pending and "
 			 "running jobs are listed: add state=all (fairway jobs list --array %s --state all)", a, all, a);
@@ -2237,12 +2238,13 @@ static bool job_name_free(struct ctx *c, json_t *arrays, const char *name)
 	snprintf(task, sizeof task, "%s_%ld", base, idx);
 	if (strcmp(task, name))
 		return fail(c, 409, "EEXIST", "name", "\"%s\" reads as task %ld of job array \"%s\" (named \"%s\"), "
-			    "which the daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make "
-			    "the array's tasks ambiguous; give the job another name (nothing was submitted)", name,
-			    idx, base, task, base), false;
+			    "which the daemon remembers (`fairway jobs show %s`, GET /v1/jobs/%s): a job of its own by "
+			    "that name would make the array's tasks ambiguous; give the job another name (nothing was "
+			    "submitted)", name, idx, base, task, base, base), false;
 	return fail(c, 409, "EEXIST", "name", "\"%s\" is the name of task %ld of job array \"%s\", which the "
-		    "daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make the array's "
-		    "tasks ambiguous; give the job another name (nothing was submitted)", name, idx, base, base),
+		    "daemon remembers (`fairway jobs show %s`, GET /v1/jobs/%s): a job of its own by that name "
+		    "would make the array's tasks ambiguous; give the job another name (nothing was submitted)", name,
+		    idx, base, base, base),
 	       false;
 }
 
@@ -2977,9 +2979,9 @@ static int check_rsv_job(struct fw_serve *d, const struct fw_reservation *r, str
 		return FW_OK;
 	return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "job",
 			   "\"%s\" names a job array (%d task%s), not a job, and no job can take its name: reserve "
-			   "for one of its tasks (\"job\": \"%s_<index>\", GET /v1/jobs/%s lists them), or make a "
-			   "queue reservation (\"kind\": \"queue\") for its queue",
-			   r->job, n, n == 1 ? "" : "s", r->job, r->job);
+			   "for one of its tasks (\"job\": \"%s_<index>\", `fairway jobs show %s` or GET /v1/jobs/%s "
+			   "lists them), or make a queue reservation (\"kind\": \"queue\") for its queue",
+			   r->job, n, n == 1 ? "" : "s", r->job, r->job, r->job);
 }
 
 /* It ends in the future, and starts and ends within FW_API_HORIZON_S

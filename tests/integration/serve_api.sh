@@ -1099,6 +1099,8 @@ check "fairway jobs list --array \"\": exit 2, --array is empty" bash -c "[ $? =
 req GET "/v1/jobs?array=arr_7"
 check "GET /v1/jobs?array=arr_7 (a task's name): 200, empty, a hint that it is a task of arr" \
 	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"].startswith("\"arr_7\" is a task of job array \"arr\"")')" = "0 True" ]
+check "... naming the command that shows the task, and the API's path" \
+	[ "$(jfield '"not an array: `fairway jobs show arr_7` or GET /v1/jobs/arr_7 shows it" in j["hint"]')" = True ]
 "$FW" jobs show arr "${C[@]}" >"$T/arr" 2>&1
 check "fairway jobs show arr: the array in words, its tasks and their states" \
 	bash -c "head -1 '$T/arr' | grep -qx 'job array arr  (queue llm, user [^,]*, 1 GPU each)' && grep -qx '4 tasks (arr_0, arr_2, arr_4, arr_7), indices 0,2,4,7' '$T/arr' && grep -q '^states: ' '$T/arr' && ! grep -q '^states: .*running.*pending' '$T/arr' && grep -q '^one task: fairway jobs why arr_<index>' '$T/arr'"
