@@ -2519,7 +2519,7 @@ rc=$?
 check "--node-selector no node meets: the daemon's 400 in words, exit non-zero" \
 	bash -c "[ $rc != 0 ] && grep -q 'no node has all these labels' '$T/selnone'"
 check "... naming the command that shows the labels, and the API's path" \
-	grep -qF '(`fairway nodes show NAME` or GET /v1/nodes shows each node'"'"'s labels' "$T/selnone"
+	grep -qF 'could never start; `fairway nodes show NAME` or GET /v1/nodes shows each node'"'"'s labels (set under' "$T/selnone"
 req DELETE /v1/jobs/cli-sel
 stop_daemon
 start_daemon "$S" "$PORT" --config "$T/labelled.yaml" || bad "daemon restarts on labelled.yaml"
