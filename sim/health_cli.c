@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,21 @@ static bool plain_decimal(const char *v)
 	return true;
 }
 
+/* A bad flag, as every fairway tool says one (`fairway sim run`'s
+ * usage_error): "fairway-health-sim: error: WHY", the line that says
+ * where the usage is, and the exit status 2. */
+__attribute__((format(printf, 1, 2))) static int flag_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fairway-health-sim: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nrun `fairway-health-sim --help` for usage\n", stderr);
+	return 2;
+}
+
 static int num(const char *flag, const char *v, double lo, double hi, double *out)
 {
 	char *end;
@@ -181,12 +197,9 @@ static int num(const char *flag, const char *v, double lo, double hi, double *ou
 	x = v && plain_decimal(v) ? strtod(v, &end) : 0;
 	if (!v || !plain_decimal(v) || errno || *end || !(x >= lo && x <= hi)) {
 		if (v)
-			fprintf(stderr, "fairway-health-sim: %s needs a number in [%.10g, %.10g], not '%s' (decimal "
-				"digits, e.g. %.10g); see --help\n", flag, lo, hi, v, lo);
-		else
-			fprintf(stderr, "fairway-health-sim: %s needs a number in [%.10g, %.10g]; see --help\n", flag,
-				lo, hi);
-		return 2;
+			return flag_error("%s needs a number in [%.10g, %.10g], not '%s' (decimal digits, e.g. %.10g)",
+					  flag, lo, hi, v, lo);
+		return flag_error("%s needs a number in [%.10g, %.10g]", flag, lo, hi);
 	}
 	*out = x;
 	return 0;
@@ -209,12 +222,10 @@ static int dur_flag(const char *flag, const char *v, int64_t lo, int64_t hi, dou
 		return 0;
 	}
 	if (v)
-		fprintf(stderr, "fairway-health-sim: %s needs a duration from %s to %s in whole seconds, not '%s': "
-			"write " DURATION_SAYS "; see --help\n", flag, dur(a, sizeof a, lo), dur(b, sizeof b, hi), v);
-	else
-		fprintf(stderr, "fairway-health-sim: %s needs a duration from %s to %s in whole seconds: write "
-			DURATION_SAYS "; see --help\n", flag, dur(a, sizeof a, lo), dur(b, sizeof b, hi));
-	return 2;
+		return flag_error("%s needs a duration from %s to %s in whole seconds, not '%s': write " DURATION_SAYS,
+				  flag, dur(a, sizeof a, lo), dur(b, sizeof b, hi), v);
+	return flag_error("%s needs a duration from %s to %s in whole seconds: write " DURATION_SAYS, flag,
+			  dur(a, sizeof a, lo), dur(b, sizeof b, hi));
 }
 
 /* num() for a count: a fraction is refused, not truncated (--seeds 1.5). */
@@ -225,10 +236,8 @@ static int whole(const char *flag, const char *v, double lo, double hi, double *
 
 	if (rc)
 		return rc;
-	if (x != floor(x)) {
-		fprintf(stderr, "fairway-health-sim: %s needs a whole number in [%.10g, %.10g], not %s\n", flag, lo, hi, v);
-		return 2;
-	}
+	if (x != floor(x))
+		return flag_error("%s needs a whole number in [%.10g, %.10g], not %s", flag, lo, hi, v);
 	*out = x;
 	return 0;
 }
@@ -358,17 +367,12 @@ static int health_flag(struct cli *c, const char *a, const char *v)
 
 static int unknown_flag(const char *a)
 {
-	static const char *const known[] = { "--crash", "--days", "--detect", "--flaky", "--flap-down", "--flap-hold", "--flap-threshold", "--flap-window", "--flaps", "--gpu-faults", "--gpu-repair", "--help", "--history", "--holdout", "--lemon-gang", "--lemon-threshold", "--lemon-window", "--load", "--no-sensitivity", "--nodes", "--out", "--probation", "--rate", "--repair", "--restart", "--seeds", "--silent", "--traces", NULL };
+	static const char *const known[] = { "--crash", "--days", "--detect", "--flaky", "--flap-down", "--flap-hold", "--flap-threshold", "--flap-window", "--flaps", "--gpu-faults", "--gpu-repair", "--help", "--history", "--holdout", "--lemon-gang", "--lemon-threshold", "--lemon-window", "--load", "--no-cluster03", "--no-sensitivity", "--nodes", "--out", "--probation", "--rate", "--repair", "--restart", "--seeds", "--silent", "--traces", NULL };
 	char hint[96];
 
-	if (!strcmp(a, "--out") || !strcmp(a, "--traces")) { /* here only without their value */
-		fprintf(stderr, "fairway-health-sim: %s needs a value (%s); see --help\n", a,
-			!strcmp(a, "--out") ? "a FILE, or - for stdout" : "a DIR");
-		return 2;
-	}
-	fprintf(stderr, "fairway-health-sim: unknown option \"%s\"%s; see --help\n", a,
-		fw_cli_hint(a, known, hint, sizeof hint));
-	return 2;
+	if (!strcmp(a, "--out") || !strcmp(a, "--traces")) /* here only without their value */
+		return flag_error("%s needs a value (%s)", a, !strcmp(a, "--out") ? "a FILE, or - for stdout" : "a DIR");
+	return flag_error("unknown option '%s'%s", a, fw_cli_hint(a, known, hint, sizeof hint));
 }
 
 static int parse(int argc, char **argv, struct cli *c)
@@ -381,10 +385,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		char *eq = fw_cli_split_eq(argv[i]);
 		const char *a = argv[i], *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
 		char why[256];
-		if (fw_cli_joined_ok(a, eq, bare, why, sizeof why)) {
-			fprintf(stderr, "fairway-health-sim: %s; see --help\n", why);
-			return 2;
-		}
+		if (fw_cli_joined_ok(a, eq, bare, why, sizeof why))
+			return flag_error("%s", why);
 		if (bare_flag(c, a))
 			continue;
 		if ((rc = run_flag(c, a, v)) < 0 && (rc = fault_flag(c, a, v)) < 0 && (rc = health_flag(c, a, v)) < 0)
@@ -412,12 +414,12 @@ static int check_traces(const struct cli *c)
 	else if (!S_ISDIR(st.st_mode))
 		why = "not a directory";
 	if (why) {
-		fprintf(stderr, "fairway-health-sim: %s%s: %s; give the directory that holds "
+		fprintf(stderr, "fairway-health-sim: error: %s%s: %s; give the directory that holds "
 				"microsoft-itp/cluster03.csv, or pass --no-cluster03\n", c->traces_from, c->traces, why);
 		return 1;
 	}
 	if (access(path, R_OK) != 0) {
-		fprintf(stderr, "fairway-health-sim: %s%s: cannot read %s: %s; the cluster03 no-harm run needs "
+		fprintf(stderr, "fairway-health-sim: error: %s%s: cannot read %s: %s; the cluster03 no-harm run needs "
 				"it (or pass --no-cluster03)\n", c->traces_from, c->traces, path, strerror(errno));
 		return 1;
 	}
@@ -492,7 +494,7 @@ static int run_pair(const struct cli *c, const struct fw_trace *t, int32_t nodes
 	if (rc == FW_OK && c->silent.fraction > 0)
 		rc = fw_health_replay(t, nodes, 8, span, fails, p->nfails, &run, &p->noagent, &d);
 	if (rc != FW_OK)
-		fprintf(stderr, "fairway-health-sim: %s: %s\n", d.field, d.msg);
+		fprintf(stderr, "fairway-health-sim: error: %s: %s\n", d.field, d.msg);
 	p->nfails = count_from(fails, p->nfails, 0);
 	free(fails);
 	free(flaky);
@@ -537,7 +539,7 @@ static int run_c03(const struct cli *c, struct pair *p, bool *have)
 	memset(&d, 0, sizeof d);
 	if (fw_trace_read(path, FW_TRACE_ITP, 8, 0, &t, &d) != FW_OK) {
 		if (c->traces_from) {
-			fprintf(stderr, "fairway-health-sim: %s%s: %s: %s\n", c->traces_from, c->traces, path, d.msg);
+			fprintf(stderr, "fairway-health-sim: error: %s%s: %s: %s\n", c->traces_from, c->traces, path, d.msg);
 			return FW_EINVAL;
 		}
 		fprintf(stderr, "fairway-health-sim: cluster03 skipped: %s: %s\n", path, d.msg);
@@ -1382,7 +1384,7 @@ static int open_out(const struct cli *c, struct out *o)
 	if (!o->file)
 		return 0;
 	if (fw_outfile_open(&o->of, "--out", c->out) != 0) {
-		fprintf(stderr, "fairway-health-sim: --out %s: cannot write: %s\n", c->out, strerror(errno));
+		fprintf(stderr, "fairway-health-sim: error: --out %s: cannot write: %s\n", c->out, strerror(errno));
 		return -1;
 	}
 	o->f = o->of.f;
@@ -1394,7 +1396,7 @@ static int close_out(struct out *o, int rc)
 	if (!o->file)
 		return rc;
 	if (rc == 0 && (fw_outfile_close(&o->of) != 0 || fw_outfile_commit(&o->of) != 0)) {
-		fprintf(stderr, "fairway-health-sim: --out %s: cannot write: %s\n", o->of.path, strerror(errno));
+		fprintf(stderr, "fairway-health-sim: error: --out %s: cannot write: %s\n", o->of.path, strerror(errno));
 		rc = 1;
 	}
 	fw_outfile_abort(&o->of);

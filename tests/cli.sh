@@ -3289,7 +3289,22 @@ expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
 # fairway help does (before: --out only in the usage line, no example)
 expect "health-sim-help-lists-out" 0 "  --out FILE     write the document to FILE (default, or -: stdout)" "$HS" --help
 expect "health-sim-help-has-examples" 0 "  fairway-health-sim --seeds 1 --holdout 0 --days 2" "$HS" --help
-expect "health-sim-unknown-flag" 2 "unknown option \"--bogus\"" "$HS" --bogus
+expect "health-sim-unknown-flag" 2 "fairway-health-sim: error: unknown option '--bogus'" "$HS" --bogus
+# its flag errors read as \`fairway sim run\`'s: "error:", then where the
+# usage is; a misspelt flag is named (before: no "error:", "; see --help",
+# and --sead, 2 edits from --seeds and from --load, got no hint)
+hs_out=$("$HS" --sead 1 2>&1)
+hs_rc=$?
+if [ $hs_rc = 2 ] && [ "$hs_out" = "fairway-health-sim: error: unknown option '--sead' (did you mean '--seeds'?)
+run \`fairway-health-sim --help\` for usage" ]; then
+	ok "health-sim-flag-error-as-sim-run"
+else
+	bad "health-sim-flag-error-as-sim-run: exit $hs_rc: $hs_out"
+fi
+expect "sim-run-sead-says-error-and-usage" 2 "fairway sim run: error: unknown option '--sead'" "$FW" sim run --sead 1
+expect "health-sim-no-cluster03-hinted" 2 "unknown option '--no-cluster3' (did you mean '--no-cluster03'?)" "$HS" --no-cluster3
+expect "health-sim-bad-value-says-error" 2 "fairway-health-sim: error: --seeds needs a whole number" "$HS" --seeds 2.5
+expect "health-sim-joined-value-says-error" 2 "fairway-health-sim: error: --no-sensitivity takes no value" "$HS" --no-sensitivity=1
 # --out and --traces without a value say so (before: "unknown or incomplete
 # option", as if the flag did not exist); --out - is stdout, its default
 expect "health-sim-out-needs-value" 2 "--out needs a value (a FILE, or - for stdout)" "$HS" --seeds 1 --out
@@ -3301,7 +3316,7 @@ expect "health-sim-missing-detect" 2 "--detect needs a duration from 0 s to 30 d
 # duration flags take the config's durations (docs/config.md), one parser
 # for both; a bad one is refused naming the flag, its range and the forms
 expect "health-sim-duration-forms" 2 \
-	"--repair needs a duration from 0 s to 30 days in whole seconds, not '4 hours': write seconds (300) or a number with a unit s, m, h, d (90s, 10m, 2h, 1d, 1h30m); see --help" \
+	"--repair needs a duration from 0 s to 30 days in whole seconds, not '4 hours': write seconds (300) or a number with a unit s, m, h, d (90s, 10m, 2h, 1d, 1h30m)" \
 	"$HS" --repair "4 hours"
 for dv in "--crash|1.5s" "--crash|-0" "--crash|-5m" "--detect|31d" "--flap-down|2d" "--lemon-window|0s" "--probation|1e3" \
 	"--gpu-repair|" "--flap-hold|h" "--restart|8d"; do
@@ -3316,16 +3331,16 @@ expect "health-sim-empty-value-is-no-number" 2 "--rate needs a number in [0, 100
 for hv in "--seeds|1e1" "--seeds|0x5" "--rate| 5" "--load|+0.5" "--flaky|inf" "--days|1." "--rate|-0"; do
 	expect "health-sim-plain-decimal: ${hv%%|*} '${hv#*|}'" 2 "${hv%%|*} needs a number in [" "$HS" "${hv%%|*}" "${hv#*|}"
 done
-expect "health-sim-bad-value-is-echoed" 2 "--seeds needs a number in [1, 100], not 'abc' (decimal digits, e.g. 1); see --help" \
+expect "health-sim-bad-value-is-echoed" 2 "--seeds needs a number in [1, 100], not 'abc' (decimal digits, e.g. 1)" \
 	"$HS" --seeds abc
 expect "health-sim-range-without-exponent" 2 "--flaky needs a number in [0, 1]" "$HS" --flaky
 expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a duration from 1 s to 365 days" "$HS" --gpu-repair 0
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
-expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
+expect "health-sim-unwritable-out" 1 "fairway-health-sim: error: --out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
 	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
 # a traces directory the user names must hold cluster03.csv (exit 1, before
 # any replay); only the default path may be missing (the run is skipped)
-expect "health-sim-traces-missing" 1 "--traces $HS_TMP/none: No such file or directory; give the directory that holds microsoft-itp/cluster03.csv, or pass --no-cluster03" \
+expect "health-sim-traces-missing" 1 "fairway-health-sim: error: --traces $HS_TMP/none: No such file or directory; give the directory that holds microsoft-itp/cluster03.csv, or pass --no-cluster03" \
 	"$HS" --seeds 1 --traces "$HS_TMP/none"
 expect "health-sim-traces-without-cluster03" 1 "--traces $HS_TMP: cannot read $HS_TMP/microsoft-itp/cluster03.csv: No such file or directory" \
 	"$HS" --seeds 1 --traces "$HS_TMP"

@@ -88,11 +88,54 @@ static bool listed_before(const char *const *cands, const char *const *c)
 	return false;
 }
 
-/* fw_cli_nearest, with ASCII case no edit when fold. */
-static const char *nearest(const char *word, const char *const *cands, bool fold)
+/* The edits a word may be from its pick: 1 for a word of 6 bytes or
+ * fewer, else 2; with flag (word begins "--"), 2 for one of 4 letters or
+ * more after its "--" ("--sead" is "--seeds"), since the dashes it shares
+ * with every candidate are no letters of its name to go by. */
+static int reach_of(const char *word, bool flag)
 {
-	int best = 1000, reach = strlen(word) <= 6 ? 1 : 2, near = 0, ext = 0;
+	if (flag)
+		return strlen(word + 2) >= 4 ? 2 : 1;
+	return strlen(word) <= 6 ? 1 : 2;
+}
+
+/* How many bytes a and b begin with alike (ASCII case aside when fold). */
+static size_t common_start(const char *a, const char *b, bool fold)
+{
+	size_t n = 0;
+
+	while (a[n] && b[n] && folded(a[n], fold) == folded(b[n], fold))
+		n++;
+	return n;
+}
+
+/* Of the candidates best edits from a flag, the one that begins the most
+ * like it ("--sead": "--seeds" rather than "--load"); NULL when two do. */
+static const char *likest_start(const char *word, const char *const *cands, bool fold, int best)
+{
+	size_t most = 0;
+	int ties = 0;
+	const char *pick = NULL;
+
+	for (const char *const *c = cands; c && *c; c++) {
+		size_t n = common_start(word, *c, fold);
+		if (distance(word, *c, fold) != best || listed_before(cands, c) || n < most)
+			continue;
+		ties = n == most ? ties + 1 : 1;
+		most = n, pick = *c;
+	}
+	return ties == 1 ? pick : NULL;
+}
+
+/* fw_cli_nearest, with ASCII case no edit when fold; with flag,
+ * fw_cli_hint's reach and its tie-break by the start. */
+static const char *nearest(const char *word, const char *const *cands, bool fold, bool flag)
+{
+	int best = 1000, near = 0, ext = 0, reach;
 	const char *pick = NULL, *pick_ext = NULL;
+
+	flag = flag && !strncmp(word, "--", 2); /* fw_cli_hint's word may be a value: a policy's name */
+	reach = reach_of(word, flag);
 
 	for (const char *const *c = cands; c && *c; c++) {
 		int k = distance(word, *c, fold);
@@ -105,8 +148,8 @@ static const char *nearest(const char *word, const char *const *cands, bool fold
 		if (extends(*c, word))
 			ext++, pick_ext = *c;
 	}
-	if (near > 1) /* --gpu: --gpus rather than --cpu; otherwise a guess */
-		pick = ext == 1 ? pick_ext : NULL;
+	if (near > 1) /* --gpu: --gpus rather than --cpu; a flag: --sead --seeds, not --load; otherwise a guess */
+		pick = ext == 1 ? pick_ext : flag ? likest_start(word, cands, fold, best) : NULL;
 	if (fold && pick && best == 0 && strcmp(pick, word))
 		return pick; /* the same but for case: "Rack" is "rack" */
 	return pick && best > 0 && best <= reach ? pick : NULL;
@@ -114,20 +157,20 @@ static const char *nearest(const char *word, const char *const *cands, bool fold
 
 const char *fw_cli_nearest(const char *word, const char *const *cands)
 {
-	return nearest(word, cands, false);
+	return nearest(word, cands, false, false);
 }
 
 const char *fw_cli_nearest_name(const char *word, const char *const *cands)
 {
-	return nearest(word, cands, true);
+	return nearest(word, cands, true, false);
 }
 
 const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n)
 {
-	const char *pick = fw_cli_nearest(word, cands);
+	const char *pick = nearest(word, cands, false, true);
 
 	if (!pick) /* then by the same rule with ASCII case no edit: "FIFO" is fifo, "--Nodes" --nodes */
-		pick = fw_cli_nearest_name(word, cands);
+		pick = nearest(word, cands, true, true);
 	if (n)
 		buf[0] = '\0';
 	if (pick)

@@ -42,9 +42,13 @@ int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bar
 /* A hint for a mistyped flag: " (did you mean '--policies'?)" in buf when
  * exactly one of cands (ending with NULL) is the closest to word and
  * within reach of it (at most 2 edits: a byte added, dropped, changed or
- * two neighbours swapped; 1 edit for a word of 6 bytes or fewer), else ""
+ * two neighbours swapped; 1 edit for a word of 6 bytes or fewer, but for
+ * a flag of 4 letters or more after its "--": "--sead" is "--seeds", 2
+ * edits away, while "--cpu" stays 1), else ""
  * (two equally close candidates are a guess, not a hint, unless only one
- * of them begins with word: "--gpu" is "--gpus", not "--cpu"); failing
+ * of them begins with word: "--gpu" is "--gpus", not "--cpu"; or, for a
+ * flag, only one begins the most like it: "--sead" is "--seeds", not
+ * "--load", both 2 edits away); failing
  * that, the one fw_cli_nearest_name picks, case aside ("FIFO" is "fifo",
  * which a value compared as written still refuses).  Returns buf. */
 const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n);

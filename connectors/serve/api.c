@@ -1334,12 +1334,13 @@ static void array_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 	if (task && task->array_of[0]) {
 		char of[72];
 		printable(task->array_of, of, sizeof of);
-		add_hint(hint, n, "\"%s\" is a task of job array \"%s\", not an array: GET /v1/jobs/%s shows it, "
-			 "array=%s lists the array's tasks (fairway jobs list --array %s)", a, of, a, of, of);
+		add_hint(hint, n, "\"%s\" is a task of job array \"%s\", not an array: `fairway jobs show %s` or GET "
+			 "/v1/jobs/%s shows it, array=%s lists the array's tasks (fairway jobs list --array %s)", a, of,
+			 a, a, of, of);
 	} else if (!all)
 		add_hint(hint, n, "no job array named \"%s\" is remembered: it never was, or its tasks ended and were "
-			 "forgotten (min-job-age); an array's tasks are named NAME_<index>, GET /v1/jobs/NAME_<index> "
-			 "shows one's arrayOf", a);
+			 "forgotten (min-job-age); an array's tasks are named NAME_<index>, `fairway jobs show "
+			 "NAME_<index>` or GET /v1/jobs/NAME_<index> shows one's arrayOf", a);
 	else if (!live && !l->state)
 		add_hint(hint, n, "every task of job array \"%s\" (%d) has ended, and without state only pending and "
 			 "running jobs are listed: add state=all (fairway jobs list --array %s --state all)", a, all, a);
@@ -1383,7 +1384,7 @@ static void queue_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 		names[i] = d->queues[i].name;
 	near = names && l->queue[0] ? fw_cli_nearest(l->queue, names) : NULL;
 	printable(l->queue, q, sizeof q);
-	add_hint(hint, n, "this daemon has no queue named \"%s\"%s%s%s (GET /v1/queues, fairway queues, lists them); "
+	add_hint(hint, n, "this daemon has no queue named \"%s\"%s%s%s (`fairway queues` or GET /v1/queues lists them); "
 		 "a deleted queue's ended jobs list with state=all", q, near ? " (did you mean \"" : "",
 		 near ? near : "", near ? "\"?)" : "");
 	free(names);
@@ -1614,12 +1615,12 @@ static int group_fits(const struct fw_snapshot *fleet, const struct fw_job *j, i
 		fw_snapshot_gpu_models(fleet, models, sizeof models);
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
 				   "no node has GPUs of model %s, so the job could never start; the fleet's "
-				   "models: %s (GET /v1/nodes)", t->gpu_model, models[0] ? models : "none named");
+				   "models: %s (`fairway nodes` or GET /v1/nodes)", t->gpu_model, models[0] ? models : "none named");
 	}
 	if (node == 0 && t->gpu_model[0] && !largest_node(fleet, t->gpu_model, on))
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
 				   "no node%s has GPUs of model %s, so the job could never start; ask another "
-				   "model, or widen the nodeSelector (GET /v1/nodes shows each node's model and "
+				   "model, or widen the nodeSelector (`fairway nodes show NAME` or GET /v1/nodes shows each node's model and "
 				   "labels)", SEL_WHERE(on), t->gpu_model);
 	if (node == 0) {
 		snprintf(f, sizeof f, "tasks[%d].gpus", g);
@@ -1732,7 +1733,7 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 	memset(&vd, 0, sizeof vd);
 	bj->job.queue = fw_snapshot_find_queue(s, bj->queue);
 	if (bj->job.queue < 0) {
-		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\" (GET /v1/queues lists them)",
+		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\" (`fairway queues` or GET /v1/queues lists them)",
 				 bj->queue);
 	} else if (!fw_queue_is_leaf(s, bj->job.queue)) {
 		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue",
@@ -1741,7 +1742,8 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 		if (rc == FW_OK)
 			rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "nodeSelector",
 					 "no node has all these labels (%s: %s%s), so the job could never start; "
-					 "GET /v1/nodes shows each node's labels (set under nodes: labels: in the --config)",
+					 "`fairway nodes show NAME` or GET /v1/nodes shows each node's labels (set under nodes: labels: "
+					 "in the --config)",
 					 bj->sel[0].key, bj->sel[0].value[0] ? bj->sel[0].value : "\"\"",
 					 bj->nsel > 1 ? ", ..." : "");
 	} else if ((g = fw_local_unmet_group(d->fleet, bj)) >= 0) {
@@ -1751,7 +1753,8 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 		snprintf(f, sizeof f, "tasks[%d].nodeSelector", g);
 		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, f,
 				 "no node has all these labels (%s: %s%s)%s, so this task group could never start; "
-				 "GET /v1/nodes shows each node's labels (set under nodes: labels: in the --config)",
+				 "`fairway nodes show NAME` or GET /v1/nodes shows each node's labels (set under nodes: labels: "
+					 "in the --config)",
 				 l[0].key, l[0].value[0] ? l[0].value : "\"\"", n > 1 ? ", ..." : "",
 				 bj->nsel ? " with the job's nodeSelector" : "");
 	} else { /* the job alone: no check of a waiting job reads a node */
@@ -2235,12 +2238,13 @@ static bool job_name_free(struct ctx *c, json_t *arrays, const char *name)
 	snprintf(task, sizeof task, "%s_%ld", base, idx);
 	if (strcmp(task, name))
 		return fail(c, 409, "EEXIST", "name", "\"%s\" reads as task %ld of job array \"%s\" (named \"%s\"), "
-			    "which the daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make "
-			    "the array's tasks ambiguous; give the job another name (nothing was submitted)", name,
-			    idx, base, task, base), false;
+			    "which the daemon remembers (`fairway jobs show %s`, GET /v1/jobs/%s): a job of its own by "
+			    "that name would make the array's tasks ambiguous; give the job another name (nothing was "
+			    "submitted)", name, idx, base, task, base, base), false;
 	return fail(c, 409, "EEXIST", "name", "\"%s\" is the name of task %ld of job array \"%s\", which the "
-		    "daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make the array's "
-		    "tasks ambiguous; give the job another name (nothing was submitted)", name, idx, base, base),
+		    "daemon remembers (`fairway jobs show %s`, GET /v1/jobs/%s): a job of its own by that name "
+		    "would make the array's tasks ambiguous; give the job another name (nothing was submitted)", name,
+		    idx, base, base, base),
 	       false;
 }
 
@@ -2594,8 +2598,9 @@ static void cancel_refused(struct ctx *c, int rc)
 	if (json_is_integer(end)) /* a Unix time: its UTC date (fairway/span.h) */
 		snprintf(when, sizeof when, " at %s", fw_utc_format(json_integer_value(end), at, sizeof at));
 	fail(c, 409, "EENDED", "name",
-	     "job \"%s\" has already ended (%s%s): there is nothing to cancel (GET /v1/jobs/%s says how it ended)",
-	     c->name, state ? state : "ended", when, c->name);
+	     "job \"%s\" has already ended (%s%s): there is nothing to cancel (`fairway jobs show %s` or GET /v1/jobs/%s "
+	     "says how it ended)",
+	     c->name, state ? state : "ended", when, c->name, c->name);
 	json_decref(j);
 }
 
@@ -2619,7 +2624,8 @@ static void cancel_array(struct ctx *c)
 		if (!t.all)
 			return cancel_refused(c, FW_ENOENT);
 		return fail(c, 409, "EENDED", "name", "every task of job array \"%s\" (%d) has already ended: there is "
-			    "nothing to cancel (GET /v1/jobs/%s_<index> says how each ended)", c->name, t.all, c->name);
+			    "nothing to cancel (`fairway jobs show %s` or GET /v1/jobs/%s_<index> says how each "
+			    "ended)", c->name, t.all, c->name, c->name);
 	}
 	json_array_foreach(t.live, i, v)
 		if (rc == FW_OK)
@@ -2973,9 +2979,9 @@ static int check_rsv_job(struct fw_serve *d, const struct fw_reservation *r, str
 		return FW_OK;
 	return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "job",
 			   "\"%s\" names a job array (%d task%s), not a job, and no job can take its name: reserve "
-			   "for one of its tasks (\"job\": \"%s_<index>\", GET /v1/jobs/%s lists them), or make a "
-			   "queue reservation (\"kind\": \"queue\") for its queue",
-			   r->job, n, n == 1 ? "" : "s", r->job, r->job);
+			   "for one of its tasks (\"job\": \"%s_<index>\", `fairway jobs show %s` or GET /v1/jobs/%s "
+			   "lists them), or make a queue reservation (\"kind\": \"queue\") for its queue",
+			   r->job, n, n == 1 ? "" : "s", r->job, r->job, r->job);
 }
 
 /* It ends in the future, and starts and ends within FW_API_HORIZON_S

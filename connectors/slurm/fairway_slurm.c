@@ -749,8 +749,28 @@ static void dry_text(const struct fw_snapshot *s, const struct fw_plan *p, const
 		printf("  ... %d more (--json lists them all)\n", (int)(x->naside - FW__DRY_SHOWN));
 }
 
+/* One job left held, as dry_json lists it (names as GET /v1/plan's). */
+static json_t *aside_json(const struct fw_backend_aside *e)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s}", "name", e->job, "queue", e->queue, "user", e->user);
+
+	if (o && e->gpus >= 0)
+		json_object_set_new(o, "gpus", json_integer(e->gpus));
+	if (o) {
+		json_object_set_new(o, "reason", json_string(e->reason));
+		json_object_set_new(o, "reasonText", json_string(e->text));
+		json_object_set_new(o, "expectedStart", e->earliest > 0 ? json_integer(e->earliest) : json_null());
+	}
+	return o;
+}
+
 /* The plan's JSON (fairway plan --json's keys) with "dryRun", "actions"
- * (by kind), "comments" and "notPlanned" added. */
+ * (by kind), "comments" and "notPlanned" added.  A job in them has the
+ * names a waiting job has in the plan's "pending" and in GET /v1/plan
+ * (the daemon's aside jobs, serve/view.c aside_json): "name", "queue"
+ * (the account, which may be no fairway queue), "user", "gpus" (left out
+ * when unknown), "reason", "reasonText", "expectedStart" (null: none
+ * known); a comment is "comment", the text run writes. */
 static json_t *dry_json(const struct fw_snapshot *s, const struct fw_plan *p, const struct loop *l,
 			const struct dry *x)
 {
@@ -763,14 +783,9 @@ static json_t *dry_json(const struct fw_snapshot *s, const struct fw_plan *p, co
 	for (int k = 0; k < FW_DECIDE_COUNT; k++)
 		json_object_set_new(kinds, fw_decision_name((enum fw_decision_kind)k), json_integer(x->kinds[k]));
 	for (int32_t k = 0; k < x->nnotes; k++)
-		json_array_append_new(c, json_pack("{s:s,s:s}", "job", x->notes[k].job, "comment", x->notes[k].text));
-	for (int32_t k = 0; k < x->naside; k++) {
-		const struct fw_backend_aside *e = &x->aside[k];
-		json_array_append_new(np, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:o}", "job", e->job, "account", e->queue,
-						    "user", e->user, "gpus", (json_int_t)e->gpus, "reason", e->reason,
-						    "message", e->text, "earliest",
-						    e->earliest ? json_integer(e->earliest) : json_null()));
-	}
+		json_array_append_new(c, json_pack("{s:s,s:s}", "name", x->notes[k].job, "comment", x->notes[k].text));
+	for (int32_t k = 0; k < x->naside; k++)
+		json_array_append_new(np, aside_json(&x->aside[k]));
 	json_object_set_new(o, "dryRun", json_true());
 	json_object_set_new(o, "actions", kinds);
 	json_object_set_new(o, "comments", c);

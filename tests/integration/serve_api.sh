@@ -347,7 +347,7 @@ req DELETE "/v1/jobs/$auto"
 check "cancel it again: 409 EENDED (not EEXIST), naming the job" \
 	[ "$CODE" = 409 -a "$(jfield 'j["error"]["code"], j["error"]["field"]')" = "EENDED name" ] &&
 	check "... saying how and when it ended and that nothing was done" \
-	grep -Eq "^job \"$auto\" has already ended \(cancelled at 20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\): there is nothing to cancel \(GET /v1/jobs/$auto says how it ended\)\$" \
+	grep -Eq "^job \"$auto\" has already ended \(cancelled at 20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\): there is nothing to cancel \(\`fairway jobs show $auto\` or GET /v1/jobs/$auto says how it ended\)\$" \
 	<<<"$(jfield 'j["error"]["message"]')"
 msg=$(jfield 'j["error"]["message"]')
 req GET "/v1/jobs/$auto"
@@ -829,6 +829,8 @@ check "fairway queues create --parent unknown: field parent (--parent)" \
 "$FW" jobs submit --queue no-such-queue --gpus 1 "${C[@]}" >"$T/flagerr" 2>&1
 check "fairway jobs submit --queue unknown: field queue (--queue)" \
 	bash -c "[ $? = 2 ] && grep -q '^fairway jobs: error: 400: field queue (--queue): no queue named \"no-such-queue\"' '$T/flagerr'"
+check "... and says where a command-line user finds the queues (\`fairway queues\`), not the API's path alone" \
+	grep -qF 'no queue named "no-such-queue" (`fairway queues` or GET /v1/queues lists them)' "$T/flagerr"
 echo '{"queue": "no-such-queue", "tasks": [{"gpus": 1}]}' >"$T/flagerr.json"
 "$FW" jobs submit --file "$T/flagerr.json" "${C[@]}" >"$T/flagerr" 2>&1
 check "fairway jobs submit --file: the field alone, no flag (the file set it)" \
@@ -1097,6 +1099,8 @@ check "fairway jobs list --array \"\": exit 2, --array is empty" bash -c "[ $? =
 req GET "/v1/jobs?array=arr_7"
 check "GET /v1/jobs?array=arr_7 (a task's name): 200, empty, a hint that it is a task of arr" \
 	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"].startswith("\"arr_7\" is a task of job array \"arr\"")')" = "0 True" ]
+check "... naming the command that shows the task, and the API's path" \
+	[ "$(jfield '"not an array: `fairway jobs show arr_7` or GET /v1/jobs/arr_7 shows it" in j["hint"]')" = True ]
 "$FW" jobs show arr "${C[@]}" >"$T/arr" 2>&1
 check "fairway jobs show arr: the array in words, its tasks and their states" \
 	bash -c "head -1 '$T/arr' | grep -qx 'job array arr  (queue llm, user [^,]*, 1 GPU each)' && grep -qx '4 tasks (arr_0, arr_2, arr_4, arr_7), indices 0,2,4,7' '$T/arr' && grep -q '^states: ' '$T/arr' && ! grep -q '^states: .*running.*pending' '$T/arr' && grep -q '^one task: fairway jobs why arr_<index>' '$T/arr'"
@@ -2514,6 +2518,8 @@ check "--node-selector gpu (no =): exit 2, saying the form" \
 rc=$?
 check "--node-selector no node meets: the daemon's 400 in words, exit non-zero" \
 	bash -c "[ $rc != 0 ] && grep -q 'no node has all these labels' '$T/selnone'"
+check "... naming the command that shows the labels, and the API's path" \
+	grep -qF 'could never start; `fairway nodes show NAME` or GET /v1/nodes shows each node'"'"'s labels (set under' "$T/selnone"
 req DELETE /v1/jobs/cli-sel
 stop_daemon
 start_daemon "$S" "$PORT" --config "$T/labelled.yaml" || bad "daemon restarts on labelled.yaml"

@@ -151,10 +151,13 @@ import json, sys
 o = json.load(open(sys.argv[1]))
 starts = [d for d in o["decisions"] if d["kind"] == "start"]
 assert o["dryRun"] is True and len(starts) == 3 and o["actions"]["start"] == 3, o
-assert all(c["comment"].startswith("fairway: ") for c in o["comments"]), o["comments"]
+assert all(c["comment"].startswith("fairway: ") and c["name"] for c in o["comments"]), o["comments"]
 np = o["notPlanned"]
-assert [j["job"] for j in np] == [sys.argv[2]] and np[0]["account"] == "nosuch", np
-assert np[0]["reason"] == "not_plannable" and "no fairway queue" in np[0]["message"], np
+# a held job has a waiting job's names (fairway plan --json's pending[], GET /v1/plan)
+assert [j["name"] for j in np] == [sys.argv[2]] and np[0]["queue"] == "nosuch", np
+assert np[0]["reason"] == "not_plannable" and "no fairway queue" in np[0]["reasonText"], np
+assert "expectedStart" in np[0] and not {"job", "account", "message", "earliest"} & set(np[0]), np
+assert all(set(c) == {"name", "comment"} for c in o["comments"]), o["comments"]
 PY
 	ok dry_run_json
 else

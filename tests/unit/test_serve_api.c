@@ -3364,7 +3364,8 @@ TEST(a_job_may_not_take_an_array_tasks_name)
 	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/fa_3", ""), 200);
 	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_3\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
 			    "409 {\"error\":{\"status\":409,\"code\":\"EEXIST\",\"field\":\"name\",\"message\":\"\\\"fa_3\\\" "
-			    "is the name of task 3 of job array \\\"fa\\\", which the daemon remembers (GET /v1/jobs/fa)");
+			    "is the name of task 3 of job array \\\"fa\\\", which the daemon remembers (`fairway jobs show fa`, "
+			    "GET /v1/jobs/fa)");
 	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_0\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
 			    "409 {\"error\":{\"status\":409,\"code\":\"EEXIST\",\"field\":\"name\",\"message\":\"\\\"fa_0\\\" "
 			    "is the name of task 0 of job array \\\"fa\\\"");
