@@ -2638,15 +2638,12 @@ static FILE *err_out(void)
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	FILE *f = err_out();
-
-	fputs("fairway sim run: error: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	rc = fw_cli_vrefuse(err_out(), "fairway sim run", fmt, ap);
 	va_end(ap);
-	fputs("\nrun `fairway sim run --help` for usage\n", f);
-	return 2;
+	return rc;
 }
 
 /* Strict positive decimal into [1, hi]; -1 if malformed. */

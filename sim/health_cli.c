@@ -179,13 +179,12 @@ static bool plain_decimal(const char *v)
 __attribute__((format(printf, 1, 2))) static int flag_error(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fputs("fairway-health-sim: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = fw_cli_vrefuse(stderr, "fairway-health-sim", fmt, ap);
 	va_end(ap);
-	fputs("\nrun `fairway-health-sim --help` for usage\n", stderr);
-	return 2;
+	return rc;
 }
 
 static int num(const char *flag, const char *v, double lo, double hi, double *out)

@@ -220,3 +220,11 @@ size_t fw_cli_server_base(const char *url)
 		len--;
 	return len;
 }
+
+int fw_cli_vrefuse(FILE *f, const char *who, const char *fmt, va_list ap)
+{
+	fprintf(f, "%s: error: ", who);
+	vfprintf(f, fmt, ap);
+	fprintf(f, "\nrun `%s --help` for usage\n", who);
+	return 2;
+}

@@ -25,8 +25,10 @@
 #ifndef FAIRWAY_CLIWORD_H
 #define FAIRWAY_CLIWORD_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* "--name=value": ends the word at '=' and returns the value; NULL when
  * the word is not of that form (no leading "--", or no '='). */
@@ -89,5 +91,11 @@ bool fw_cli_duration(const char *v, double *secs);
  * "http://h:8642", which the API paths ("/v1/...") follow.  The slashes
  * of "scheme://" stay. */
 size_t fw_cli_server_base(const char *url);
+
+/* Every fairway program's refusal of its command line, in one form:
+ * "WHO: error: WHY" (fmt, ap), then "run `WHO --help` for usage", on f;
+ * returns 2, the exit status a bad command line gets.  WHO is what the
+ * user typed: "fairway plan", "fairway sim run", "fairway-health-sim". */
+int fw_cli_vrefuse(FILE *f, const char *who, const char *fmt, va_list ap);
 
 #endif

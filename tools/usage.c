@@ -5,15 +5,17 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cliword.h"
 
 int fw_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char who[64];
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "fairway %s: error: ", cmd);
+	snprintf(who, sizeof who, "fairway %s", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = fw_cli_vrefuse(stderr, who, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nrun `fairway %s --help` for usage\n", cmd);
-	return 2;
+	return rc;
 }
