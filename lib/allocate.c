@@ -370,6 +370,31 @@ static bool over_limit(struct cyc *y, int32_t q, struct fw_res req, struct fw_pe
 	return true;
 }
 
+/* Would a job of request req that runs until end pass a limit on q's
+ * way up with what the starving gangs that hold it ask (hold_limits)
+ * laid in beside what the queue holds?  Not where it ends before any of
+ * them may start (a reserved gang's start).  r gets LIMIT_HELD, a = the
+ * oldest such gang, b = the queue. */
+static bool limit_held(const struct cyc *y, int32_t q, struct fw_res req, fw_time end, struct fw_pending *r)
+{
+	for (q = y->qlimited[q]; q >= 0; q = next_limited(y, q)) {
+		const struct fw__hold *h = &y->held[q];
+		if (h->job < 0 || end <= h->from)
+			continue;
+		for (int k = 0; k < FW_RES_COUNT; k++) {
+			int64_t lim = y->s->queues[q].limit.v[k];
+			if (lim != FW_UNLIMITED && req.v[k] > 0 && h->res.v[k] > 0 &&
+			    y->alloc[q].v[k] + h->res.v[k] + req.v[k] > lim) {
+				r->reason = FW_REASON_LIMIT_HELD;
+				r->a = h->job;
+				r->b = q;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 static int32_t largest_model_free(const struct cyc *y, const struct fw_job *j, bool *constrained)
 {
 	int64_t best = INT64_MAX;
@@ -864,8 +889,8 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 	y->considered++;
 	if (y->tried)
 		y->tried[y->ntried++] = pos;
-	if (over_limit(y, ji->queue, ji->req, r) || fw__over_budget(y, ji->queue, r) ||
-	    (y->qleft && fw__budget_short(y, jx, r)) ||
+	if ((y->held && limit_held(y, ji->queue, ji->req, ji->end, r)) || over_limit(y, ji->queue, ji->req, r) ||
+	    fw__over_budget(y, ji->queue, r) || (y->qleft && fw__budget_short(y, jx, r)) ||
 	    !fw__mlim_gate_as(y, jx, ji->shape >= 0 ? &m->shp[ji->shape] : NULL, &open, r))
 		return FW_OK;
 	gated = open != fw__mlim_all(y);
@@ -969,8 +994,60 @@ static bool starving(const struct cyc *y, int32_t pos)
 	return y->ji[y->jobs[pos]].submit <= y->s->now - fw__starve_after(y);
 }
 
+/* A starving gang that does not start holds its room under its queues'
+ * limits: at a limit near the quota, each job of the queue that ends
+ * frees a little room, and the smaller jobs behind the gang, of its queue
+ * or another under the same limit, would take it first, cycle after
+ * cycle, for ever; and a gang that has the room but not the nodes (its
+ * reservation) would find the room taken when its nodes free.  So for
+ * the rest of the cycle its request counts under every limit on its way
+ * up as if it ran: a later job starts only where it passes the limit
+ * beside it (limit_held: LIMIT_HELD, naming the oldest such gang and the
+ * queue), or where it ends before any such gang may start (a reserved
+ * gang, from its reservation on: backfill under the limit).  Only a gang reserved, or kept out by a limit it passes alone
+ * and no bigger than the cluster, holds (holds): not one that a limit
+ * never lets in alone (QUEUE_LIMIT), one held itself, one that waits for
+ * a budget or a GPU model limit, or one with no reservation (past the
+ * reservation depth, say), which would hold the room for nothing. */
+static bool holds(const struct cyc *y, int32_t jx, struct fw_res req)
+{
+	const struct fw_pending *r = &y->reason[jx];
+	int32_t q = FW_LIMIT_QUEUE(r->b);
+	int k = FW_LIMIT_RES(r->b);
+
+	if (y->started[jx] || y->qlimited[y->ji[jx].queue] < 0)
+		return false;
+	if (r->reason == FW_REASON_HAS_RESERVATION)
+		return true;
+	return r->reason == FW_REASON_OVER_QUOTA && q >= 0 && q < y->s->nqueues &&
+	       req.v[k] <= y->s->queues[q].limit.v[k] && fw__gang_need(&y->s->jobs[jx]) <= y->c.dom[0].cap_whole;
+}
+
+static int hold_limits(struct cyc *y, int32_t jx, struct fw_res req)
+{
+	if (!holds(y, jx, req))
+		return FW_OK;
+	if (!y->held) {
+		if (!(y->held = FW_ARENA_NEW(y->a, struct fw__hold, (size_t)y->s->nqueues + 1)))
+			return FW_ENOMEM;
+		for (int32_t i = 0; i < y->s->nqueues; i++)
+			y->held[i].job = -1;
+	}
+	const struct fw_pending *r = &y->reason[jx];
+	fw_time from = r->reason == FW_REASON_HAS_RESERVATION ? r->a : y->s->now;
+	for (int32_t q = y->qlimited[y->ji[jx].queue]; q >= 0; q = next_limited(y, q)) {
+		struct fw__hold *h = &y->held[q];
+		if (h->job < 0)
+			*h = (struct fw__hold){ jx, from, fw_res_zero() };
+		h->from = from < h->from ? from : h->from;
+		h->res = fw_res_add(h->res, req);
+	}
+	return FW_OK;
+}
+
 /* Try the starving jobs first; *skip marks their positions (NULL when
- * there are none) so that the fair-share loop passes over them. */
+ * there are none) so that the fair-share loop passes over them.  One
+ * that its limits alone keep out holds them (hold_limits). */
 static int try_starving(struct cyc *y, struct memo *m, bool **skip)
 {
 	int32_t K = fw__easy_depth(y), k;
@@ -988,7 +1065,8 @@ static int try_starving(struct cyc *y, struct memo *m, bool **skip)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < k && budget_left(y); i++) {
 		(*skip)[best[i]] = true;
-		if ((rc = try_job(y, m, best[i])) != FW_OK)
+		if ((rc = try_job(y, m, best[i])) != FW_OK ||
+		    (rc = hold_limits(y, y->jobs[best[i]], m->info[best[i]].req)) != FW_OK)
 			return rc;
 	}
 	return FW_OK;

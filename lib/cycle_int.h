@@ -160,6 +160,15 @@ struct fw__jinfo {
 
 struct memo; /* allocate.c: the failed-shape memo */
 
+/* A queue's limit held for starving gangs (allocate.c hold_limits):
+ * job: the oldest, -1 = not held; from: the soonest any of them may
+ * start (now, or its reservation's start); res: what they ask under it. */
+struct fw__hold {
+	int32_t job;
+	fw_time from;
+	struct fw_res res;
+};
+
 /* What the queues hold of the GPU models a table of (queue, model,
  * GPUs) entries names (snapshot.model_limits or .model_deserved;
  * modellimit.c).  held is NULL when the table is empty; else per entry k
@@ -187,6 +196,9 @@ struct cyc {
 				     * above it with a limit on some resource,
 				     * -1 = none (allocate.c limit_hit) */
 	struct fw_share *share;     /* per queue */
+	struct fw__hold *held;      /* per queue: the starving gang holding
+				     * its limit, NULL = none this cycle
+				     * (allocate.c hold_limits) */
 	/* order */
 	int32_t *jobs;              /* pending jobs grouped by leaf */
 	int32_t *qfirst;            /* bucket q: jobs[qfirst[q] .. qfirst[q+1]) */

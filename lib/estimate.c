@@ -1511,7 +1511,8 @@ static int intern_at(struct est *e, int32_t i, bool tried)
 /* Was the job of pending reason r tried this cycle (allocate's label)? */
 static bool was_tried(const struct fw_pending *r)
 {
-	return r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE;
+	return r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
+	       r->reason != FW_REASON_LIMIT_HELD;
 }
 
 static bool is_quota(const struct fw_pending *r)
@@ -1546,6 +1547,23 @@ static fw_time quota_alone(struct est *e, struct alone *memo, int32_t j)
 	return a->t;
 }
 
+/* A job whose limit a starving gang holds (LIMIT_HELD, allocate.c
+ * hold_limits) is answered after that gang, whose room is laid in first:
+ * no sooner than a second past the gang's time alone (t: its own). */
+static fw_time after_holder(struct est *e, struct alone *memo, const struct fw_pending *r, fw_time t)
+{
+	const struct cyc *y = e->y;
+	const struct fw_pending *h;
+	fw_time th;
+
+	if (r->reason != FW_REASON_LIMIT_HELD || r->a < 0 || r->a >= y->s->njobs)
+		return t;
+	h = &y->reason[r->a];
+	if (!quota_answers(y, h) || (th = quota_alone(e, memo, (int32_t)r->a)) == FW_TIME_UNKNOWN)
+		return t;
+	return th >= t ? th + 1 : t;
+}
+
 /* Step 1c: the jobs whose floor their limits set (q[0 .. n), in
  * position order), answered in the order their limits would let them
  * in alone, try order breaking ties: under a limit allocate starts, in
@@ -1571,6 +1589,7 @@ static int quota_pass(struct est *e, struct qjob *q, int32_t n)
 	for (int32_t k = 0; k < n; k++) { /* alone: no holder is laid in yet */
 		const struct fw_pending *r = &y->reason[y->jobs[q[k].i]];
 		fw_time t = !is_quota(r) || quota_answers(y, r) ? quota_alone(e, memo, r->job) : FW_TIME_UNKNOWN;
+		t = t == FW_TIME_UNKNOWN ? t : after_holder(e, memo, r, t);
 		never[k] = t == FW_TIME_UNKNOWN;
 		by[k] = (struct qjob){ never[k] || t < y->s->now ? 0 : t - y->s->now, k };
 		last = by[k].g > last ? by[k].g : last;
@@ -2890,6 +2909,28 @@ static int gang_queue(struct est *e)
 	return FW_OK;
 }
 
+/* ---- step 6: jobs behind a held limit ---------------------------------- */
+
+/* A job whose queue's limit a starving gang holds (LIMIT_HELD) starts no
+ * sooner than that gang: allocate starts nothing on the held room until
+ * it has (allocate.c hold_limits).  Unknown when the gang's start is. */
+static void held_floor(struct est *e, int32_t n)
+{
+	struct cyc *y = e->y;
+
+	for (int32_t i = 0; y->held && i < n; i++) {
+		struct fw_pending *r = &y->reason[y->jobs[i]];
+		if (r->reason != FW_REASON_LIMIT_HELD || r->a < 0 || r->a >= y->s->njobs ||
+		    r->expected_start == FW_TIME_UNKNOWN)
+			continue;
+		const struct fw_pending *h = &y->reason[r->a];
+		if (h->expected_start == FW_TIME_UNKNOWN)
+			set_unknown(r, FW_REASON_LIMIT_HELD, r->a, r->b);
+		else if (h->expected_start > r->expected_start)
+			r->expected_start = h->expected_start;
+	}
+}
+
 int fw__phase_estimate(struct cyc *y)
 {
 	int32_t n = y->pol->queue_order == FW_QORDER_GLOBAL ? y->qfirst[1] : y->qfirst[y->s->nqueues];
@@ -2908,5 +2949,8 @@ int fw__phase_estimate(struct cyc *y)
 	if ((rc = explain_open(&e, free_end)) != FW_OK)
 		return rc;
 	queue_pass(&e);
-	return gang_queue(&e);
+	if ((rc = gang_queue(&e)) != FW_OK)
+		return rc;
+	held_floor(&e, n);
+	return FW_OK;
 }

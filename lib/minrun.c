@@ -102,6 +102,7 @@ static bool about_room(const struct cyc *y, int32_t p)
 	case FW_REASON_RESERVED:
 	case FW_REASON_HEAD_OF_LINE:
 	case FW_REASON_OVER_QUOTA:
+	case FW_REASON_LIMIT_HELD:
 	case FW_REASON_MODEL_LIMIT:
 	case FW_REASON_OVER_BUDGET:
 	case FW_REASON_BUDGET_SHORT:

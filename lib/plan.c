@@ -447,6 +447,12 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		min_runtime_text(s, a, b, buf, n);
 		return buf;
 	}
+	if (r == FW_REASON_LIMIT_HELD && s && a >= 0 && a < s->njobs && b >= 0 && b < s->nqueues) {
+		snprintf(buf, n, "limit held: job %s, a gang waiting past the starvation age, waits for room under the "
+				 "limit of queue %s; until it starts, no later job of that queue takes the room it waits for",
+			 s->jobs[a].name, s->queues[b].name);
+		return buf;
+	}
 	if (r == FW_REASON_CHECKPOINT_WAIT && s && a >= 0 && a < s->njobs) {
 		snprintf(buf, n, "it takes the GPUs of job %s, which saves a checkpoint at %s: it waits for it rather "
 				 "than throw that job's work away", s->jobs[a].name, fw_time_format(b, utc_of(s), at, sizeof at));

@@ -1313,7 +1313,7 @@ static bool may_preempt(const struct cyc *y, int32_t p)
 
 	/* CHECKPOINT_WAIT here: its claim in allocate waits for its victims */
 	return !y->started[p] && r != FW_REASON_HAS_RESERVATION && r != FW_REASON_OVER_QUOTA &&
-	       r != FW_REASON_MODEL_LIMIT && r != FW_REASON_CYCLE_LIMIT && r != FW_REASON_NEVER_FITS &&
+	       r != FW_REASON_LIMIT_HELD && r != FW_REASON_MODEL_LIMIT && r != FW_REASON_CYCLE_LIMIT && r != FW_REASON_NEVER_FITS &&
 	       r != FW_REASON_CHECKPOINT_WAIT && !budget_blocks(y, p);
 }
 

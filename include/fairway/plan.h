@@ -99,6 +99,10 @@
  *     waiting job under a limit (HEAD_OF_LINE ones included, which were
  *     never tried against it) is no sooner than that time either, and
  *     holds its room for the jobs after it (limit_floor).
+ *   - a job whose queue's limit a starving gang holds (LIMIT_HELD, a =
+ *     the gang, b = the queue; lib/allocate.c hold_limits): no sooner
+ *     than that gang's expected start, unknown (LIMIT_HELD) when the
+ *     gang's is.
  *     Past the estimate depth, the estimate ignores the capacity that
  *     other waiting jobs, not yet reserved, will take first, but for
  *     jobs of its own shape; within it, it counts them as the cycles to
@@ -287,7 +291,9 @@ enum fw_decision_kind {
 	X(GPU_SHARE, gpu_share, NN,                                            \
 	  "GPU share busy: its first task needs %lld milli-GPU of one GPU and no GPU it may use has more than %lld milli-GPU free now; running jobs hold the rest") \
 	X(NODES_OUT, nodes_out, NN,                                            \
-	  "nodes out: the cluster could hold it only with %lld nodes now out of service (cordoned, unhealthy, draining or suspect) back (%lld nodes with GPUs then); it can start once they are back")
+	  "nodes out: the cluster could hold it only with %lld nodes now out of service (cordoned, unhealthy, draining or suspect) back (%lld nodes with GPUs then); it can start once they are back") \
+	X(LIMIT_HELD, limit_held, NN,                                          \
+	  "limit held: job #%lld, a gang waiting past the starvation age, waits for room under the limit of queue #%lld; until it starts, no later job of that queue takes the room it waits for")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, k, t) FW_REASON_##U,

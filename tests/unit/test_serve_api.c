@@ -1340,7 +1340,7 @@ TEST(the_job_list_filters_by_reason)
 			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"reason\",\"message\":\"\\\""
 			    "gpu_modle\\\" is not a reason (did you mean \\\"gpu_model\\\"?); give a comma-separated list "
 			    "of fairshare_order, over_quota, ");
-	ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, "gpu_modle", NULL), ", leaving, gpus_busy, queue_limit, unknown_reserved, min_runtime, gpu_share, nodes_out, not_yet_considered, held\"}}");
+	ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, "gpu_modle", NULL), ", leaving, gpus_busy, queue_limit, unknown_reserved, min_runtime, gpu_share, nodes_out, limit_held, not_yet_considered, held\"}}");
 	ASSERT_STR_EQ(by_reason(&f.d, NULL, "held", NULL), "200"); /* Slurm's, on every backend: none held here */
 	static const char *const bad[] = { "", "drained,", "none", "started", "hold", "Drained", "drained,,moved" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)

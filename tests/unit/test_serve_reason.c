@@ -179,13 +179,16 @@ TEST(the_rest_reads_as_the_core)
 	ASSERT_STR_CONTAINS(text(s, FW_REASON_MIN_RUNTIME, 1, 1), "held by jobs of queue llm, above its fair share");
 	/* NODES_OUT names the nodes out of the snapshot (none here: the count) */
 	ASSERT_STR_CONTAINS(text(s, FW_REASON_NODES_OUT, 1, 1), "nodes out: the cluster could hold it only with its nodes out of service back: 1 node suspect");
+	/* LIMIT_HELD names the starving gang (a) and the queue (b) */
+	ASSERT_STR_CONTAINS(text(s, FW_REASON_LIMIT_HELD, 1, 1), "limit held: job eval-1, a gang waiting");
+	ASSERT_STR_CONTAINS(text(s, FW_REASON_LIMIT_HELD, 1, 1), "under the limit of queue llm;");
 	for (int r = 0; r < FW_REASON_COUNT; r++) {
 		if (r == FW_REASON_STARTED || r == FW_REASON_OVER_QUOTA || r == FW_REASON_RECLAIMED ||
 		    r == FW_REASON_MODEL_RECLAIMED ||
 		    r == FW_REASON_PREEMPTED || r == FW_REASON_MOVED || r == FW_REASON_RESERVED ||
 		    r == FW_REASON_HEAD_OF_LINE || r == FW_REASON_DRAIN_REQUEUE || r == FW_REASON_DRAIN_FINISH ||
 		    r == FW_REASON_DRAINED || r == FW_REASON_MODEL_LIMIT || r == FW_REASON_CHECKPOINT_WAIT ||
-		    r == FW_REASON_MIN_RUNTIME || r == FW_REASON_NODES_OUT)
+		    r == FW_REASON_MIN_RUNTIME || r == FW_REASON_NODES_OUT || r == FW_REASON_LIMIT_HELD)
 			continue; /* TIME_LIMIT: the core's text here; its queue only in fw_serve_evict_text */
 		ASSERT_STR_EQ(text(s, (enum fw_reason)r, 1, 1), fw_reason_format((enum fw_reason)r, 1, 1, core, sizeof core));
 		ASSERT(!strchr(core, '#')); /* no other reason carries an index */
