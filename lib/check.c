@@ -611,6 +611,47 @@ static int check_checkpoint_wait(const struct fw_snapshot *s, const struct fw_pl
 	return FW_OK;
 }
 
+/* Is queue q on queue c's way up (c itself included)? */
+static bool under(const struct fw_snapshot *s, int32_t c, int32_t q)
+{
+	for (; c >= 0; c = s->queues[c].parent)
+		if (c == q)
+			return true;
+	return false;
+}
+
+static bool has_limit(const struct fw_queue *q)
+{
+	for (int k = 0; k < FW_RES_COUNT; k++)
+		if (q->limit.v[k] != FW_UNLIMITED)
+			return true;
+	return false;
+}
+
+/* LIMIT_HELD (allocate.c hold_limits): a names a gang that waits in this
+ * plan too, over a limit or reserved, b a limited queue on both jobs'
+ * way up; the held job is expected no sooner than the gang, and unknown
+ * when the gang's start is. */
+static int check_limit_held(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_pending *r,
+			    struct fw_diag *d)
+{
+	const char *name = s->jobs[r->job].name;
+	const struct fw_pending *h = r->a >= 0 && r->a < s->njobs && r->a != r->job ? fw_plan_pending_for(p, (int32_t)r->a) : NULL;
+
+	if (!h || fw_job_tasks(&s->jobs[r->a]) < 2 ||
+	    (h->reason != FW_REASON_OVER_QUOTA && h->reason != FW_REASON_HAS_RESERVATION))
+		return FAIL(d, "pending", "job %s is held for a job that is no waiting gang over a limit or reserved", name);
+	if (r->b < 0 || r->b >= s->nqueues || !has_limit(&s->queues[r->b]) ||
+	    !under(s, s->jobs[r->job].queue, (int32_t)r->b) || !under(s, s->jobs[r->a].queue, (int32_t)r->b))
+		return FAIL(d, "pending", "job %s is held under a queue with no limit over both it and job %s", name,
+			    s->jobs[r->a].name);
+	if (h->expected_start == FW_TIME_UNKNOWN ? r->expected_start != FW_TIME_UNKNOWN
+						 : r->expected_start != FW_TIME_UNKNOWN && r->expected_start < h->expected_start)
+		return FAIL(d, "pending", "job %s is expected before job %s, which holds its queue's limit", name,
+			    s->jobs[r->a].name);
+	return FW_OK;
+}
+
 static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, const struct usage *u,
 			 struct fw_arena *a, struct fw_diag *d)
 {
@@ -641,7 +682,9 @@ static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, c
 			return FAIL(d, "pending", "job %s has no pending reason", s->jobs[r->job].name);
 		if (i && r->job <= p->pending[i - 1].job)
 			return FAIL(d, "pending", "pending entries are not in job order");
-		int rc = r->reason == FW_REASON_CHECKPOINT_WAIT ? check_checkpoint_wait(s, p, r, d) : FW_OK;
+		int rc = r->reason == FW_REASON_CHECKPOINT_WAIT ? check_checkpoint_wait(s, p, r, d)
+			 : r->reason == FW_REASON_LIMIT_HELD   ? check_limit_held(s, p, r, d)
+							       : FW_OK;
 		if (rc != FW_OK)
 			return rc;
 	}

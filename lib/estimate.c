@@ -187,6 +187,9 @@ struct est {
 	int nk;                    /* the room treaps keep resources [0, nk): the
 				    * last one some queue limits, and those before */
 	struct fw_res *qsum;       /* per queue: the holders' requests under it (NULL: none yet) */
+	fw_time *hfrom;            /* per queue whose limit a starving gang holds
+				    * (y->held): that gang's floor, 0 = none yet
+				    * (quota_floor; NULL: no hold) */
 	bool *limited;             /* per queue: it or one on its way up has a limit */
 	/* quota_at's index (quota_index, built on its first call): per
 	 * queue with a limit of its own, the end events of its subtree in
@@ -380,6 +383,8 @@ static int est_init(struct est *e, struct cyc *y, int32_t n)
 		e->held0[i] = 0;
 	e->floor[n] = 0;
 	e->shape[n] = -1;
+	if (y->held && !(e->hfrom = FW_ARENA_NEW(y->a, fw_time, (size_t)y->s->nqueues + 1)))
+		return FW_ENOMEM;
 	return rehash(e) == FW_OK ? mark_limited(e) : FW_ENOMEM;
 }
 
@@ -1283,11 +1288,11 @@ static fw_time room_all(const struct est *e, const struct qlim *lims, int32_t n,
 }
 
 /* Job j's floor under limits (QA est-over-quota): the first time from
- * now at which no queue on its way up is passed by its request beside
+ * now (or from, if later) at which no queue on its way up is passed by its request beside
  * what the queue holds then (y->alloc less the ended jobs of its
  * subtree, plus the holders running then: room_all).  FW_TIME_UNKNOWN
  * when never: a job with no expected end holds the room for ever. */
-static fw_time quota_at(struct est *e, int32_t j)
+static fw_time quota_at(struct est *e, int32_t j, fw_time from)
 {
 	struct cyc *y = e->y;
 	const struct fw_snapshot *s = y->s;
@@ -1301,11 +1306,12 @@ static fw_time quota_at(struct est *e, int32_t j)
 	if (d == QUOTA_DEPTH || fw__resv_events(y) != FW_OK)
 		return FW_TIME_UNKNOWN;
 	quota_held(e, chain, d, held);
-	if (quota_fits(s, chain, d, held, need))
+	if (from <= s->now && quota_fits(s, chain, d, held, need))
 		return s->now; /* the reclaim phase's evictions made room */
 	if (quota_index(e) != FW_OK || (n = quota_lims(e, chain, d, held, need, lims)) < 0)
 		return FW_TIME_UNKNOWN;
-	t = n > 0 ? room_all(e, lims, n, need, s->now) : s->now;
+	from = from > s->now ? from : s->now;
+	t = n > 0 ? room_all(e, lims, n, need, from) : from;
 	return t == FW__NEVER ? FW_TIME_UNKNOWN : t;
 }
 
@@ -1394,6 +1400,36 @@ static bool quota_answers(const struct cyc *y, const struct fw_pending *r)
 	return !fw__over_budget(y, y->ji[j].queue, NULL) && !(y->qleft && y->jneed[j] > 0);
 }
 
+/* Starving gang j, over quota, lets in no job its limits hold before
+ * its own floor at (e->hfrom, read by limit_floor for LIMIT_HELD). */
+static void note_holder(struct est *e, int32_t j, fw_time at)
+{
+	const struct cyc *y = e->y;
+
+	if (!e->hfrom)
+		return;
+	for (int32_t q = y->s->jobs[j].queue, n = 0; q >= 0 && n <= y->s->nqueues; q = y->s->queues[q].parent, n++)
+		if (y->held[q].job == j)
+			e->hfrom[q] = at;
+}
+
+/* When a starving gang lets in job r, which waits for it (LIMIT_HELD,
+ * allocate.c hold_limits): the gang's reservation, or its floor when
+ * its limits hold it (answered first: after_holder); 0 = now. */
+static fw_time holder_from(const struct est *e, const struct fw_pending *r)
+{
+	const struct cyc *y = e->y;
+	const struct fw_pending *h;
+
+	if (r->reason != FW_REASON_LIMIT_HELD || !e->hfrom || r->a < 0 || r->a >= y->s->njobs || r->b < 0 ||
+	    r->b >= y->s->nqueues)
+		return 0;
+	h = &y->reason[r->a];
+	if (h->reason == FW_REASON_HAS_RESERVATION)
+		return h->expected_start == FW_TIME_UNKNOWN ? 0 : h->expected_start;
+	return e->hfrom[r->b];
+}
+
 /* Over-quota job r's floor (at position i of y->jobs): when its queues'
  * limits let it in (quota_at), never now; it then holds its room for
  * the jobs behind it (quota_hold).  0 (unknown) where quota_answers
@@ -1403,9 +1439,10 @@ static int quota_floor(struct est *e, int32_t i, const struct fw_pending *r)
 	fw_time at;
 
 	e->floor[i] = 0;
-	if (!quota_answers(e->y, r) || (at = quota_at(e, r->job)) == FW_TIME_UNKNOWN)
+	if (!quota_answers(e->y, r) || (at = quota_at(e, r->job, 0)) == FW_TIME_UNKNOWN)
 		return FW_OK;
 	e->floor[i] = not_now(e->y->s, at);
+	note_holder(e, r->job, e->floor[i]);
 	return quota_hold(e, r->job, e->floor[i]);
 }
 
@@ -1422,7 +1459,7 @@ static int limit_floor(struct est *e, int32_t i, const struct fw_pending *r)
 	int32_t j = r->job;
 	fw_time at;
 
-	if ((at = quota_at(e, j)) == FW_TIME_UNKNOWN)
+	if ((at = quota_at(e, j, holder_from(e, r))) == FW_TIME_UNKNOWN)
 		return FW_OK;
 	if (at > y->s->now)
 		e->floor[i] = at;
@@ -1543,7 +1580,7 @@ static fw_time quota_alone(struct est *e, struct alone *memo, int32_t j)
 	struct alone *a = &memo[(h >> 32) % QUOTA_ALONE];
 	if (a->q == job->queue && !memcmp(&a->need, &need, sizeof need))
 		return a->t;
-	*a = (struct alone){ job->queue, need, quota_at(e, j) };
+	*a = (struct alone){ job->queue, need, quota_at(e, j, 0) };
 	return a->t;
 }
 

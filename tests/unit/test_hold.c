@@ -83,9 +83,10 @@ TEST(a_starving_gang_holds_its_queues_limit)
 	ASSERT_EQ(ps->a, x.g);
 	ASSERT_EQ(ps->b, x.capped);
 	ASSERT(started(p, x.o)); /* another queue's job is not held */
-	/* g gets in when r4 ends (the queue empty), sm no sooner */
+	/* g gets in when r4 ends (the queue empty) and fills the limit
+	 * until its end: sm after it (lib/estimate.c holder_from) */
 	ASSERT_EQ(pg->expected_start, NOW + 3000);
-	ASSERT(ps->expected_start >= pg->expected_start);
+	ASSERT_EQ(ps->expected_start, NOW + 8000);
 	char buf[512];
 	fw_pending_format(x.s, ps, buf, sizeof buf);
 	ASSERT(strstr(buf, "limit held: job g,") != NULL);
@@ -178,6 +179,41 @@ TEST(an_older_starving_gang_holds_before_a_younger_one)
 	fw_snapshot_free(x.s);
 }
 
+/* The checker (lib/check.c check_limit_held) refuses a held job expected
+ * before its gang, held for a job that is no waiting gang, or under a
+ * queue with no limit over both. */
+static struct fw_pending *entry(struct fw_plan *p, int job)
+{
+	for (int32_t i = 0; i < p->npending; i++)
+		if (p->pending[i].job == job)
+			return &p->pending[i];
+	return NULL;
+}
+
+TEST(the_checker_refuses_a_held_job_that_breaks_the_hold)
+{
+	struct world x = world();
+	struct fw_diag d;
+	struct fw_plan *p = run(x.s, "fairway");
+	ASSERT(p != NULL);
+	struct fw_pending *ps = entry(p, x.sm), keep;
+	ASSERT(ps != NULL && ps->reason == FW_REASON_LIMIT_HELD);
+	keep = *ps;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_OK);
+	ps->expected_start = NOW + 2999;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job sm is expected before job g, which holds its queue's limit");
+	*ps = keep;
+	ps->a = x.o; /* started, and no gang */
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job sm is held for a job that is no waiting gang over a limit or reserved");
+	*ps = keep;
+	ps->b = x.other; /* no limit, and not over sm */
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job sm is held under a queue with no limit over both it and job g");
+	fw_snapshot_free(x.s);
+}
+
 static void setup(void)
 {
 	fw_arena_init(&A, 1 << 20);
@@ -191,7 +227,7 @@ static void teardown(void)
 #define TESTS \
 	a_starving_gang_holds_its_queues_limit, without_a_starving_gang_the_room_goes_to_the_next_job, \
 	a_gang_the_limit_never_lets_in_holds_nothing, a_reserved_starving_gang_holds_the_room_from_its_reservation, \
-	an_older_starving_gang_holds_before_a_younger_one
+	an_older_starving_gang_holds_before_a_younger_one, the_checker_refuses_a_held_job_that_breaks_the_hold
 
 int main(void)
 {
