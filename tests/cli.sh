@@ -261,7 +261,7 @@ d = json.load(sys.stdin)
 q = {x["name"]: x.get("maxRuntime") for x in d["queues"]}
 assert q == {"org": 86400, "research": 7200, "prod": None}, q
 e = d["decisions"][0]
-assert (e["kind"], e["job"], e["reason"], e["args"]) == ("evict", "sweep", "time_limit", [7200, 7200]), e
+assert (e["kind"], e["job"], e["reason"], e["args"]) == ("timeout", "sweep", "time_limit", [7200, 7200]), e
 assert "for" not in e, e
 assert [x["job"] for x in d["decisions"] if x["kind"] == "start"] == ["eval"], d["decisions"]
 '; then ok "plan-json-time-limit"; else bad "plan-json-time-limit"; fi
@@ -285,7 +285,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert [x["job"] for x in d["decisions"] if x["kind"] == "start"] == [], d["decisions"]
 e = d["decisions"][0]
-assert (e["kind"], e["job"], e["reason"], e["args"]) == ("evict", "sweep", "time_limit", [3600, 3600]), e
+assert (e["kind"], e["job"], e["reason"], e["args"]) == ("timeout", "sweep", "time_limit", [3600, 3600]), e
 '; then ok "plan-job-limit-lets-backfill"; else bad "plan-job-limit-lets-backfill"; fi
 # GPU-hour budgets: a queue that has used its budget starts nothing, says
 # so, and the JSON has each queue's budget beside its decayed usage

@@ -306,7 +306,11 @@ static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan 
 		json_t *o = json_object(), *tasks = json_array();
 		for (int32_t k = 0; k < d->alloc_count; k++)
 			json_array_append_new(tasks, json_task(s, &p->allocs[d->alloc_first + k]));
-		json_object_set_new(o, "kind", json_string(fw_decision_name(d->kind)));
+		/* a run-time limit's ending is kind "timeout", as the daemon's
+		 * GET /v1/plan names it (connectors/serve/reason.c): the job
+		 * ends for good, an eviction requeues */
+		bool timeout = d->kind == FW_DECIDE_EVICT && d->reason == FW_REASON_TIME_LIMIT;
+		json_object_set_new(o, "kind", json_string(timeout ? "timeout" : fw_decision_name(d->kind)));
 		if (d->job >= 0) {
 			json_object_set_new(o, "job", json_string(s->jobs[d->job].name));
 			json_object_set_new(o, "queue", json_string(s->queues[s->jobs[d->job].queue].name));
