@@ -302,14 +302,6 @@ static int memo_init(struct cyc *y, struct memo *m)
 
 /* ---- one job --------------------------------------------------------- */
 
-static bool has_limit(const struct fw_queue *q)
-{
-	for (int k = 0; k < FW_RES_COUNT; k++)
-		if (q->limit.v[k] != FW_UNLIMITED)
-			return true;
-	return false;
-}
-
 /* y->qlimited, once per cycle: every job tried asks each queue on its way
  * up for its limits, and most queues have none (reading each queue's
  * record for every job tried was 4 M instructions of the bench's cycle). */
@@ -321,7 +313,7 @@ static int limited_queues(struct cyc *y)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < s->nqueues; q++) {
 		int32_t u = q;
-		while (u >= 0 && !has_limit(&s->queues[u]))
+		while (u >= 0 && !fw_queue_has_limit(&s->queues[u]))
 			u = s->queues[u].parent;
 		y->qlimited[q] = u;
 	}

@@ -620,14 +620,6 @@ static bool under(const struct fw_snapshot *s, int32_t c, int32_t q)
 	return false;
 }
 
-static bool has_limit(const struct fw_queue *q)
-{
-	for (int k = 0; k < FW_RES_COUNT; k++)
-		if (q->limit.v[k] != FW_UNLIMITED)
-			return true;
-	return false;
-}
-
 /* LIMIT_HELD (allocate.c hold_limits): a names a gang that waits in this
  * plan too, over a limit or reserved, b a limited queue on both jobs'
  * way up; the held job is expected no sooner than the gang, and unknown
@@ -641,7 +633,7 @@ static int check_limit_held(const struct fw_snapshot *s, const struct fw_plan *p
 	if (!h || fw_job_tasks(&s->jobs[r->a]) < 2 ||
 	    (h->reason != FW_REASON_OVER_QUOTA && h->reason != FW_REASON_HAS_RESERVATION))
 		return FAIL(d, "pending", "job %s is held for a job that is no waiting gang over a limit or reserved", name);
-	if (r->b < 0 || r->b >= s->nqueues || !has_limit(&s->queues[r->b]) ||
+	if (r->b < 0 || r->b >= s->nqueues || !fw_queue_has_limit(&s->queues[r->b]) ||
 	    !under(s, s->jobs[r->job].queue, (int32_t)r->b) || !under(s, s->jobs[r->a].queue, (int32_t)r->b))
 		return FAIL(d, "pending", "job %s is held under a queue with no limit over both it and job %s", name,
 			    s->jobs[r->a].name);

@@ -791,6 +791,14 @@ bool fw_queue_cycle(const struct fw_snapshot *s, int32_t q, char *out, size_t n)
 	return true;
 }
 
+bool fw_queue_has_limit(const struct fw_queue *q)
+{
+	for (int k = 0; k < FW_RES_COUNT; k++)
+		if (q->limit.v[k] != FW_UNLIMITED)
+			return true;
+	return false;
+}
+
 bool fw_queue_is_leaf(const struct fw_snapshot *s, int q)
 {
 	for (int32_t i = 0; i < s->nqueues; i++)

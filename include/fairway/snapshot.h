@@ -714,6 +714,8 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d);
 
 /* Is queue q a leaf (no queue names it as its parent)? */
 bool fw_queue_is_leaf(const struct fw_snapshot *s, int q);
+/* Does q set a limit of its own on some resource (not FW_UNLIMITED)? */
+bool fw_queue_has_limit(const struct fw_queue *q);
 /* Is queue q on a cycle of parents (its chain of parents comes back to
  * it)?  Then the cycle from q, "a -> b -> a", into out (n bytes, cut
  * after a whole name): for an error that shows it (the validation's, the
