@@ -420,6 +420,51 @@ TEST(a_small_job_is_expected_in_the_room_before_a_big_one_starts)
 	fw_snapshot_free(s);
 }
 
+/* The limit's holders are answered as allocate starts them, in time
+ * order: a job is never laid in before one answered earlier, whose room
+ * it would take while that one counts it as its own.  Queue capped
+ * (limit 8) runs r8 (8 GPUs, ends t=11000); waiting in try order
+ * (expansion factor): s1 (1 GPU, 2000 s), b8 (8 GPUs, 1000 s), s2 (1
+ * GPU, 5000 s), s3 (7 GPUs, 1000 s), each of which fits the limit alone
+ * at 11000.  At 11000 s1 and s2 start (b8 and s3 do not fit beside
+ * them); at 13000 s1 ends and s3 gets the 7 GPUs; b8 waits for s2's end,
+ * 16000.  Each answered once in the order of its time alone, b8 read
+ * 13000 (s2 laid in at 11000 after it, running across its hold) and s3
+ * 14000, behind b8's hold. */
+TEST(the_limit_holders_are_answered_in_time_order)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "capped", -1, 4, 8, 1);
+	s->now = 10000;
+	int r = tb_job(s, "r8", q, 1, 8, 1000, 0);
+	tb_run(s, r, 1, &n0, 0xff);
+	s->jobs[r].expected_runtime = 11000;
+	int s1 = tb_job(s, "s1", q, 1, 1, 1000, 0);
+	s->jobs[s1].expected_runtime = 2000;
+	int b8 = tb_job(s, "b8", q, 1, 8, 1000, 6000);
+	s->jobs[b8].expected_runtime = 1000;
+	int s2 = tb_job(s, "s2", q, 1, 1, 1000, 0);
+	s->jobs[s2].expected_runtime = 5000;
+	int s3 = tb_job(s, "s3", q, 1, 7, 1000, 8500);
+	s->jobs[s3].expected_runtime = 1000;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	const struct fw_pending *w[4] = { fw_plan_pending_for(p, s1), fw_plan_pending_for(p, b8),
+					  fw_plan_pending_for(p, s2), fw_plan_pending_for(p, s3) };
+	for (int k = 0; k < 4; k++) {
+		ASSERT(w[k] != NULL);
+		ASSERT_EQ(w[k]->reason, FW_REASON_OVER_QUOTA);
+	}
+	ASSERT_EQ(w[0]->expected_start, 11000);
+	ASSERT_EQ(w[2]->expected_start, 11000);
+	ASSERT_EQ(w[3]->expected_start, 13000);
+	ASSERT_EQ(w[1]->expected_start, 16000);
+	fw_snapshot_free(s);
+}
+
 /* Every over-quota job is answered, not only the first 256 of a cycle
  * (quota_at, O(log) per job): queue capped (limit 8) runs r8 (8 GPUs,
  * ends t=1000); 300 waiting 8-GPU jobs of 100 s each fit the limit one
@@ -6209,7 +6254,7 @@ TEST(estimates_ahead_never_change_decisions)
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, an_over_quota_job_is_expected_when_its_queue_frees_the_limit, a_smaller_job_under_a_limit_gets_in_first_and_holds_the_larger_back, \
-	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, every_over_quota_job_gets_an_estimate, a_job_far_down_a_limit_gets_the_exact_room_before_a_later_holder, a_job_under_two_limits_waits_until_both_have_room, \
+	an_over_quota_job_waits_for_its_parents_limit, an_over_quota_job_waits_for_the_holders_ahead_and_every_limit, a_small_job_is_expected_in_the_room_before_a_big_one_starts, the_limit_holders_are_answered_in_time_order, every_over_quota_job_gets_an_estimate, a_job_far_down_a_limit_gets_the_exact_room_before_a_later_holder, a_job_under_two_limits_waits_until_both_have_room, \
 	 jobs_behind_a_strict_line_count_the_queue_limit, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
