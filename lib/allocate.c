@@ -362,13 +362,14 @@ static bool over_limit(struct cyc *y, int32_t q, struct fw_res req, struct fw_pe
 	return true;
 }
 
-/* Would a job of request req that runs until end pass a limit on q's
- * way up with what the starving gangs that hold it ask (hold_limits)
- * laid in beside what the queue holds?  Not where it ends before any of
- * them may start (a reserved gang's start).  r gets LIMIT_HELD, a = the
- * oldest such gang, b = the queue. */
-static bool limit_held(const struct cyc *y, int32_t q, struct fw_res req, fw_time end, struct fw_pending *r)
+/* fw__limit_held (cycle_int.h): with what the starving gangs that hold
+ * a limit ask (hold_limits) laid in beside what the queue holds; not
+ * where the job ends before any of them may start (a reserved gang's
+ * start). */
+bool fw__limit_held(const struct cyc *y, int32_t q, struct fw_res req, fw_time end, struct fw_pending *r)
 {
+	if (!y->held)
+		return false;
 	for (q = y->qlimited[q]; q >= 0; q = next_limited(y, q)) {
 		const struct fw__hold *h = &y->held[q];
 		if (h->job < 0 || end <= h->from)
@@ -377,9 +378,11 @@ static bool limit_held(const struct cyc *y, int32_t q, struct fw_res req, fw_tim
 			int64_t lim = y->s->queues[q].limit.v[k];
 			if (lim != FW_UNLIMITED && req.v[k] > 0 && h->res.v[k] > 0 &&
 			    y->alloc[q].v[k] + h->res.v[k] + req.v[k] > lim) {
-				r->reason = FW_REASON_LIMIT_HELD;
-				r->a = h->job;
-				r->b = q;
+				if (r) {
+					r->reason = FW_REASON_LIMIT_HELD;
+					r->a = h->job;
+					r->b = q;
+				}
 				return true;
 			}
 		}
@@ -881,7 +884,7 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 	y->considered++;
 	if (y->tried)
 		y->tried[y->ntried++] = pos;
-	if ((y->held && limit_held(y, ji->queue, ji->req, ji->end, r)) || over_limit(y, ji->queue, ji->req, r) ||
+	if (fw__limit_held(y, ji->queue, ji->req, ji->end, r) || over_limit(y, ji->queue, ji->req, r) ||
 	    fw__over_budget(y, ji->queue, r) || (y->qleft && fw__budget_short(y, jx, r)) ||
 	    !fw__mlim_gate_as(y, jx, ji->shape >= 0 ? &m->shp[ji->shape] : NULL, &open, r))
 		return FW_OK;

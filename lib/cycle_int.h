@@ -335,6 +335,13 @@ static inline bool fw__over_budget(const struct cyc *y, int32_t q, struct fw_pen
 	return true;
 }
 
+/* Would a job under queue q of request req that runs until end pass a
+ * limit on q's way up that starving gangs hold (y->held, allocate.c
+ * hold_limits), counted beside them?  Then r, when given, says so:
+ * LIMIT_HELD, a = the oldest such gang, b = the queue.  false when
+ * nothing is held this cycle. */
+bool fw__limit_held(const struct cyc *y, int32_t q, struct fw_res req, fw_time end, struct fw_pending *r);
+
 /* Under config.budget_safe (y->qleft): would job jx's whole run pass
  * what a budget on its way up has left (cycle.c)?  Then r, when given,
  * says so: BUDGET_SHORT, a = the job's GPU-hours rounded up (-1: it has

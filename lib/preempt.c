@@ -914,10 +914,17 @@ static void record_evict(struct rc *x, int32_t v, enum fw_reason why, int32_t p)
 	x->budget--;
 }
 
+/* Does preemptor p pass every limit on its way up, and every limit a
+ * starving gang holds (fw__limit_held: what allocate's try_job would
+ * say now; a reserved job, the gang itself maybe, is not asked)? */
 static bool within_limits(const struct cyc *y, int32_t p)
 {
-	struct fw_res req = fw_job_request(&y->s->jobs[p]);
+	const struct fw_job *j = &y->s->jobs[p];
+	struct fw_res req = fw_job_request(j);
 
+	if (y->reason[p].reason != FW_REASON_HAS_RESERVATION &&
+	    fw__limit_held(y, j->queue, req, fw__job_end(y, j, y->s->now), NULL))
+		return false;
 	for (int32_t q = y->s->jobs[p].queue; q >= 0; q = y->s->queues[q].parent)
 		for (int k = 0; k < FW_RES_COUNT; k++)
 			if (y->s->queues[q].limit.v[k] != FW_UNLIMITED &&
