@@ -3434,6 +3434,37 @@ done
 check "limit_held: fairway plan --server: small's WAITING line names big and capped" \
 	grep -Eq "^  small +capped +$HELD\$" "$T/held-plan"
 stop_daemon
+# The same with a gang that waits for nodes, not for the limit: big is
+# reserved (other's o8 and o8b hold two of the three nodes) and fills the
+# limit of 16 once it starts, so small is expected no sooner than big's
+# end (it read the first free node's time while the estimate left a
+# reserved gang out of the limit's room).
+PERIOD=1h fleet_daemon held-resv state-held-resv <<'EOF2'
+scheduler: {starveAfter: 2s}
+nodes:
+  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n2, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: capped, resources: {gpu: {quota: 16, limit: 16}}}
+  - {name: other, resources: {gpu: {quota: 16}}}
+EOF2
+C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+"$FW" jobs submit --name o8 --queue other --gpus 8 --runtime 600 "${C[@]}" >/dev/null 2>&1
+"$FW" jobs submit --name o8b --queue other --gpus 8 --runtime 700 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+"$FW" jobs submit --name big --queue capped --gpus 8 --count 2 --runtime 1200 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+job_is "limit_held, reserved gang: big waits for nodes (has_reservation)" big \
+	'j["state"] == "pending" and j["reason"] == "has_reservation" and j["expectedStart"] is not None'
+sleep 2.2 # big starves (starveAfter 2s)
+"$FW" jobs submit --name small --queue capped --gpus 4 --runtime 3600 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+req GET /v1/jobs/big
+big_end=$(jfield 'j["expectedStart"] + 1200')
+job_is "limit_held, reserved gang: small waits for big, expected no sooner than big's end ($big_end), as big fills the limit" \
+	small "j['reason'] == 'limit_held' and j['reasonText'] == '$HELD' and j['expectedStart'] is not None and j['expectedStart'] >= $big_end"
+stop_daemon
 
 # --- the client's --server and its jobs table ---------------------------------------------------
 # A period of an hour: after the first cycle, nothing is planned until
