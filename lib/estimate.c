@@ -1678,6 +1678,36 @@ static void quota_classes(struct est *e, const struct qjob *q, int32_t n, int32_
 	}
 }
 
+/* A starving gang that holds its queues' limits (allocate.c
+ * hold_limits) and has a reservation runs from the reservation on: it is
+ * laid in there as a holder, once, before any job is asked, so a job it
+ * holds out (LIMIT_HELD) reads the room the limit leaves beside it, after
+ * its end where it fills the limit.  (quota_pass answers only an
+ * over-quota gang, and before, a reserved one was in no limit's room: a
+ * job behind it read the limit as if the gang did not run.) */
+static int hold_reserved(struct est *e)
+{
+	const struct cyc *y = e->y;
+	const struct fw_snapshot *s = y->s;
+	int rc;
+
+	if (!y->held)
+		return FW_OK;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		int32_t g = y->held[q].job, first = -1;
+		if (g < 0 || g >= s->njobs || y->reason[g].reason != FW_REASON_HAS_RESERVATION ||
+		    y->reason[g].expected_start == FW_TIME_UNKNOWN)
+			continue;
+		for (int32_t u = s->jobs[g].queue, n = 0; u >= 0 && n <= s->nqueues && first < 0;
+		     u = s->queues[u].parent, n++)
+			if (y->held[u].job == g)
+				first = u;
+		if (first == q && (rc = quota_hold(e, g, y->reason[g].expected_start)) != FW_OK)
+			return rc;
+	}
+	return FW_OK;
+}
+
 /* Step 1c: the jobs whose floor their limits set (q[0 .. n), in
  * position order), answered as allocate would start them under the
  * limits, cycle after cycle: in time order, and at one time in try
@@ -1722,7 +1752,10 @@ static int quota_pass(struct est *e, struct qjob *q, int32_t n)
 		return FW_ENOMEM;
 	for (int k = 0; k < QUOTA_ALONE; k++)
 		memo[k].q = -1;
-	for (int32_t k = 0; k < n; k++) { /* alone: no holder is laid in yet */
+	int rc0 = hold_reserved(e);
+	if (rc0 != FW_OK)
+		return rc0;
+	for (int32_t k = 0; k < n; k++) { /* alone: no holder but a reserved gang is laid in yet */
 		const struct fw_pending *r = &y->reason[y->jobs[q[k].i]];
 		fw_time t = !is_quota(r) || quota_answers(y, r) ? quota_alone(e, memo, r->job) : FW_TIME_UNKNOWN;
 		t = t == FW_TIME_UNKNOWN ? t : after_holder(e, memo, r, t);

@@ -216,6 +216,11 @@ d = json.load(sys.stdin)
 assert [q.get("gpuModelDeserved") for q in d["queues"]] == [{"H100": 8.0, "A100": 8.0}, {"H100": 2.5}], d["queues"]
 '; then ok "plan-json-gpu-model-deserved"; else bad "plan-json-gpu-model-deserved"; fi
 expect "plan-model-reclaimed" 0 "model_reclaimed h" "$FW" plan --config tests/scenario/model_deserved.yaml
+# a starving gang holds its queue's limit: small waits for big (limit_held),
+# both named, expected once big ends (big at t=203000 for 5000 s)
+expect "plan-limit-held-names-gang-and-queue" 0 \
+	"small                capped         limit_held       t=208000 (+2h13m20s)            2  limit held: job big, a gang waiting past the starvation age, waits for room under the limit of queue capped; until it starts, no later job of that queue takes the room it waits for" \
+	"$FW" plan --config tests/scenario/limit_held.yaml
 expect "yaml-model-deserved-over-quota" 2 \
 	"bad-gpu-model-deserved.yaml:4:65: field queues[0].gpuModelDeserved: the queue deserves 8 GPUs of these models, more than its quota of 4 GPUs (resources.gpu.quota); raise the quota or lower these" \
 	"$FW" plan --config tests/fuzz/corpus/config/bad-gpu-model-deserved.yaml

@@ -12,7 +12,9 @@
 # queue settings preemptible: false, gpuModelDeserved (a queue below the
 # GPUs of a model it deserves evicts for them: model_reclaimed),
 # scheduler.userFairShare and
-# scheduler.checkpointGrace (an eviction waits for a checkpoint); store
+# scheduler.checkpointGrace (an eviction waits for a checkpoint) and
+# scheduler.starveAfter (a starving gang holds its queue's limit: a later
+# job waits with limit_held, named so in every answer and table); store
 # writes made to fail (SQLite triggers: a cancel's, a submission's or a
 # cycle's) leave nothing half-applied, count nothing in /metrics and leave
 # the usage save due; and before the first plan the cycle-result
@@ -3363,6 +3365,105 @@ req POST /v1/jobs '{"name":"b-wait","queue":"team-b","tasks":[{"gpus":4}]}'
 req POST /v1/cycle
 job_is "a reclaim held back by minRuntime: reason min_runtime naming team-a, expected when it ends" b-wait \
 	'j["reason"] == "min_runtime" and "jobs of queue team-a," in j["reasonText"] and abs(j["expectedStart"] - '$((now + 3600))') <= 5'
+stop_daemon
+
+# --- a starving gang holds its queue's limit (limit_held), as a user reads it ------------------
+# Queue capped: quota and limit 16 GPUs, r8 and r4 running (12 GPUs).  Gang
+# big (2 x 8) waits for the limit's whole room (over_quota); once it has
+# waited past scheduler.starveAfter (2 s here), small (4 GPUs, which the
+# limit's 4 GPUs of room would take) waits for it, reason limit_held,
+# expected no sooner than big.  Every place a user looks names the reason,
+# the gang and the queue by name (docs/policies.md "A starving gang holds
+# its queues' limits").  A period of an hour: only POST /v1/cycle plans.
+PERIOD=1h fleet_daemon held state-held <<'EOF2'
+scheduler: {starveAfter: 2s}
+nodes:
+  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n2, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n3, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: capped, resources: {gpu: {quota: 16, limit: 16}}}
+EOF2
+C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+"$FW" jobs submit --name r8 --queue capped --gpus 8 --runtime 600 "${C[@]}" >/dev/null 2>&1
+"$FW" jobs submit --name r4 --queue capped --gpus 4 --runtime 900 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+"$FW" jobs submit --name big --queue capped --gpus 8 --count 2 --runtime 1200 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+job_is "limit_held: gang big waits for the limit's whole room (over_quota) while r8 and r4 run" big \
+	'j["state"] == "pending" and j["reason"] == "over_quota" and j["expectedStart"] is not None'
+sleep 2.2 # big starves (starveAfter 2s)
+"$FW" jobs submit --name small --queue capped --gpus 4 --runtime 300 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+req GET /v1/jobs/big
+big_at=$(jfield 'j["expectedStart"]')
+HELD='limit held: job big, a gang waiting past the starvation age, waits for room under the limit of queue capped; until it starts, no later job of that queue takes the room it waits for'
+# held_ok: the python condition over a job j that every JSON answer must meet
+held_ok="j['name'] == 'small' and j['state'] == 'pending' and j['reason'] == 'limit_held' and j['reasonText'] == '$HELD' and j['expectedStart'] is not None and j['expectedStart'] >= $big_at"
+job_is "limit_held: GET /v1/jobs/small: pending, limit_held, naming big and capped, expected no sooner than big ($big_at)" \
+	small "$held_ok"
+req GET '/v1/jobs?reason=limit_held'
+check "limit_held: GET /v1/jobs?reason=limit_held lists small alone, as GET /v1/jobs/small" \
+	[ "$(jfield "[j['name'] for j in j['jobs']] == ['small'] and all($held_ok for j in j['jobs'])")" = True ]
+req GET /v1/plan
+check "limit_held: GET /v1/plan: small pending, limit_held, named, after big" \
+	[ "$(jfield "[$held_ok for j in j['pending'] if j['name'] == 'small'] == [True]")" = True ]
+check "limit_held: /metrics fairway_pending_jobs{reason=\"limit_held\"} 1" \
+	[ "$(metric 'fairway_pending_jobs{reason="limit_held"}')" = 1 ]
+"$FW" jobs list "${C[@]}" >"$T/held-list" 2>&1
+check "limit_held: fairway jobs list: small's REASON limit_held, an expected START" \
+	grep -Eq '^small +capped +[^ ]+ +pending +4 +limit_held +in [0-9hms]+ +\(expected start\)$' "$T/held-list"
+"$FW" jobs list --reason limit_held "${C[@]}" >"$T/held-list" 2>&1
+check "limit_held: fairway jobs list --reason limit_held: the header and small alone" \
+	bash -c "[ \$(wc -l <'$T/held-list') = 2 ] && grep -Eq '^small +capped .* limit_held ' '$T/held-list'"
+for cmd in "jobs list" "jobs list --reason limit_held" "plan"; do
+	# shellcheck disable=SC2086
+	BODY=$("$FW" $cmd --json "${C[@]}" 2>&1)
+	check "limit_held: fairway $cmd --json: small as the API has it" \
+		[ "$(jfield "[$held_ok for j in j.get('jobs', j.get('pending', [])) if j['name'] == 'small'] == [True]")" = True ]
+done
+BODY=$("$FW" jobs show small --json "${C[@]}" 2>&1)
+check "limit_held: fairway jobs show small --json: as GET /v1/jobs/small" [ "$(jfield "$held_ok")" = True ]
+for cmd in show why; do
+	"$FW" jobs $cmd small "${C[@]}" >"$T/held-show" 2>&1
+	check "limit_held: fairway jobs $cmd small: why it waits names big and capped, an expected start" \
+		bash -c "grep -qxF 'why it waits: $HELD' '$T/held-show' && grep -q '^expected start: in [0-9hms]* (' '$T/held-show'"
+done
+"$FW" plan --server "http://127.0.0.1:$PORT" >"$T/held-plan" 2>&1
+check "limit_held: fairway plan --server: small's WAITING line names big and capped" \
+	grep -Eq "^  small +capped +$HELD\$" "$T/held-plan"
+stop_daemon
+# The same with a gang that waits for nodes, not for the limit: big is
+# reserved (other's o8 and o8b hold two of the three nodes) and fills the
+# limit of 16 once it starts, so small is expected no sooner than big's
+# end (it read the first free node's time while the estimate left a
+# reserved gang out of the limit's room).
+PERIOD=1h fleet_daemon held-resv state-held-resv <<'EOF2'
+scheduler: {starveAfter: 2s}
+nodes:
+  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n2, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: capped, resources: {gpu: {quota: 16, limit: 16}}}
+  - {name: other, resources: {gpu: {quota: 16}}}
+EOF2
+C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+"$FW" jobs submit --name o8 --queue other --gpus 8 --runtime 600 "${C[@]}" >/dev/null 2>&1
+"$FW" jobs submit --name o8b --queue other --gpus 8 --runtime 700 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+"$FW" jobs submit --name big --queue capped --gpus 8 --count 2 --runtime 1200 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+job_is "limit_held, reserved gang: big waits for nodes (has_reservation)" big \
+	'j["state"] == "pending" and j["reason"] == "has_reservation" and j["expectedStart"] is not None'
+sleep 2.2 # big starves (starveAfter 2s)
+"$FW" jobs submit --name small --queue capped --gpus 4 --runtime 3600 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+req GET /v1/jobs/big
+big_end=$(jfield 'j["expectedStart"] + 1200')
+job_is "limit_held, reserved gang: small waits for big, expected no sooner than big's end ($big_end), as big fills the limit" \
+	small "j['reason'] == 'limit_held' and j['reasonText'] == '$HELD' and j['expectedStart'] is not None and j['expectedStart'] >= $big_end"
 stop_daemon
 
 # --- the client's --server and its jobs table ---------------------------------------------------
