@@ -999,11 +999,14 @@ static bool starving(const struct cyc *y, int32_t pos)
  * up as if it ran: a later job starts only where it passes the limit
  * beside it (limit_held: LIMIT_HELD, naming the oldest such gang and the
  * queue), or where it ends before any such gang may start (a reserved
- * gang, from its reservation on: backfill under the limit).  Only a gang reserved, or kept out by a limit it passes alone
- * and no bigger than the cluster, holds (holds): not one that a limit
- * never lets in alone (QUEUE_LIMIT), one held itself, one that waits for
- * a budget or a GPU model limit, or one with no reservation (past the
- * reservation depth, say), which would hold the room for nothing. */
+ * gang, from its reservation on: backfill under the limit).  Only a
+ * gang reserved, or kept out by a limit it passes alone and no bigger
+ * than the cluster, holds (holds): not one that a limit never lets in
+ * alone (QUEUE_LIMIT), one held itself, one that waits for a budget or
+ * a GPU model limit, or one with no reservation (past the reservation
+ * depth, say), which would hold the room for nothing.  Reclaim asks the
+ * same (lib/preempt.c within_limits), the estimates lay the room in
+ * (lib/estimate.c), and the checker proves the reason (check.c). */
 static bool holds(const struct cyc *y, int32_t jx, struct fw_res req)
 {
 	const struct fw_pending *r = &y->reason[jx];
@@ -1042,7 +1045,7 @@ static int hold_limits(struct cyc *y, int32_t jx, struct fw_res req)
 
 /* Try the starving jobs first; *skip marks their positions (NULL when
  * there are none) so that the fair-share loop passes over them.  One
- * that its limits alone keep out holds them (hold_limits). */
+ * that does not start holds its limits' room (hold_limits). */
 static int try_starving(struct cyc *y, struct memo *m, bool **skip)
 {
 	int32_t K = fw__easy_depth(y), k;
