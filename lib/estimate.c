@@ -336,9 +336,8 @@ static int32_t intern(struct est *e, const struct fw__shape *k, int32_t j)
 static bool limited(const struct fw_snapshot *s, int32_t q)
 {
 	for (int32_t n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
-		for (int k = 0; k < FW_RES_COUNT; k++)
-			if (s->queues[q].limit.v[k] != FW_UNLIMITED)
-				return true;
+		if (fw_queue_has_limit(&s->queues[q]))
+			return true;
 	return false;
 }
 
@@ -895,15 +894,6 @@ static void quota_held(const struct est *e, const int32_t *chain, int32_t d, str
 		held[a] = e->qsum ? fw_res_add(y->alloc[chain[a]], e->qsum[chain[a]]) : y->alloc[chain[a]];
 }
 
-/* Has queue q a limit of its own? */
-static bool own_limit(const struct fw_queue *q)
-{
-	for (int k = 0; k < FW_RES_COUNT; k++)
-		if (q->limit.v[k] != FW_UNLIMITED)
-			return true;
-	return false;
-}
-
 /* Is end event v an evicted running job's (its room is not its to give
  * back at its end: the reclaim phase took it now)? */
 static bool ev_evicted(const struct cyc *y, const struct ev *v)
@@ -1114,7 +1104,7 @@ static int room_hold(struct est *e, int32_t j, fw_time at)
 	const struct fw_snapshot *s = e->y->s;
 
 	for (int32_t q = s->jobs[j].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
-		if (!own_limit(&s->queues[q]))
+		if (!fw_queue_has_limit(&s->queues[q]))
 			continue;
 		if (e->built[q]) {
 			if (room_put(e, q, j, at) != FW_OK)
@@ -1215,7 +1205,7 @@ static int quota_index(struct est *e)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < nq; q++) {
 		const struct fw_res *lim = &y->s->queues[q].limit;
-		own[q] = own_limit(&y->s->queues[q]);
+		own[q] = fw_queue_has_limit(&y->s->queues[q]);
 		cpu_mem |= lim->v[FW_RES_CPU] != FW_UNLIMITED || lim->v[FW_RES_MEM] != FW_UNLIMITED;
 		for (int k = e->nk; k < FW_RES_COUNT; k++)
 			if (lim->v[k] != FW_UNLIMITED)
@@ -1428,18 +1418,26 @@ static void note_holder(struct est *e, int32_t j, fw_time at)
 			e->hfrom[q] = at;
 }
 
+/* The pending entry of the starving gang that job r waits for
+ * (LIMIT_HELD, allocate.c hold_limits: a = the gang, b = the queue),
+ * NULL when r waits for none. */
+static const struct fw_pending *held_by(const struct cyc *y, const struct fw_pending *r)
+{
+	if (r->reason != FW_REASON_LIMIT_HELD || r->a < 0 || r->a >= y->s->njobs || r->b < 0 ||
+	    r->b >= y->s->nqueues)
+		return NULL;
+	return &y->reason[r->a];
+}
+
 /* When a starving gang lets in job r, which waits for it (LIMIT_HELD,
  * allocate.c hold_limits): the gang's reservation, or its floor when
  * its limits hold it (answered first: after_holder); 0 = now. */
 static fw_time holder_from(const struct est *e, const struct fw_pending *r)
 {
-	const struct cyc *y = e->y;
-	const struct fw_pending *h;
+	const struct fw_pending *h = held_by(e->y, r);
 
-	if (r->reason != FW_REASON_LIMIT_HELD || !e->hfrom || r->a < 0 || r->a >= y->s->njobs || r->b < 0 ||
-	    r->b >= y->s->nqueues)
+	if (!h || !e->hfrom)
 		return 0;
-	h = &y->reason[r->a];
 	if (h->reason == FW_REASON_HAS_RESERVATION)
 		return h->expected_start == FW_TIME_UNKNOWN ? 0 : h->expected_start;
 	return e->hfrom[r->b];
@@ -1451,11 +1449,10 @@ static fw_time holder_from(const struct est *e, const struct fw_pending *r)
  * answered, reserved, or never let in (then r goes on alone). */
 static fw_time holder_wait(struct est *e, const struct fw_pending *r, fw_time lo)
 {
-	const struct cyc *y = e->y;
+	const struct fw_pending *h = held_by(e->y, r);
 	fw_time t;
 
-	if (r->reason != FW_REASON_LIMIT_HELD || !e->hfrom || r->a < 0 || r->a >= y->s->njobs || r->b < 0 ||
-	    r->b >= y->s->nqueues || e->hfrom[r->b] || !quota_answers(y, &y->reason[r->a]))
+	if (!h || !e->hfrom || e->hfrom[r->b] || !quota_answers(e->y, h))
 		return lo;
 	t = quota_at(e, (int32_t)r->a, lo);
 	return t == FW_TIME_UNKNOWN || t < lo ? lo : t + 1;
@@ -1624,14 +1621,10 @@ static fw_time quota_alone(struct est *e, struct alone *memo, int32_t j)
  * no sooner than a second past the gang's time alone (t: its own). */
 static fw_time after_holder(struct est *e, struct alone *memo, const struct fw_pending *r, fw_time t)
 {
-	const struct cyc *y = e->y;
-	const struct fw_pending *h;
+	const struct fw_pending *h = held_by(e->y, r);
 	fw_time th;
 
-	if (r->reason != FW_REASON_LIMIT_HELD || r->a < 0 || r->a >= y->s->njobs)
-		return t;
-	h = &y->reason[r->a];
-	if (!quota_answers(y, h) || (th = quota_alone(e, memo, (int32_t)r->a)) == FW_TIME_UNKNOWN)
+	if (!h || !quota_answers(e->y, h) || (th = quota_alone(e, memo, (int32_t)r->a)) == FW_TIME_UNKNOWN)
 		return t;
 	return th >= t ? th + 1 : t;
 }
@@ -3102,10 +3095,9 @@ static void held_floor(struct est *e, int32_t n)
 
 	for (int32_t i = 0; y->held && i < n; i++) {
 		struct fw_pending *r = &y->reason[y->jobs[i]];
-		if (r->reason != FW_REASON_LIMIT_HELD || r->a < 0 || r->a >= y->s->njobs ||
-		    r->expected_start == FW_TIME_UNKNOWN)
+		const struct fw_pending *h = held_by(y, r);
+		if (!h || r->expected_start == FW_TIME_UNKNOWN)
 			continue;
-		const struct fw_pending *h = &y->reason[r->a];
 		if (h->expected_start == FW_TIME_UNKNOWN)
 			set_unknown(r, FW_REASON_LIMIT_HELD, r->a, r->b);
 		else if (h->expected_start > r->expected_start)
